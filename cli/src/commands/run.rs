@@ -1,0 +1,93 @@
+//! `awf run`: run a workflow file, print its result (or its output record), exit by its ending.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use awf_runtime::workflow::{self, deadline::parse_duration, Ending, RunOptions};
+
+use crate::args::RunArgs;
+
+pub fn run(args: RunArgs) -> i32 {
+    let cwd = match resolve_cwd(args.cwd) {
+        Ok(cwd) => cwd,
+        Err(message) => return usage_error(&message),
+    };
+    let timeout = match parse_duration(&args.timeout) {
+        Ok(t) => t,
+        Err(message) => return usage_error(&format!("--timeout: {message}")),
+    };
+    let options = RunOptions {
+        file: args.file,
+        cwd: cwd.clone(),
+        words: args.words,
+        timeout,
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("awf: cannot start the async runtime: {e}");
+            return 1;
+        }
+    };
+    let report = runtime.block_on(workflow::run_file(options));
+    print_report(&report, args.json, &cwd);
+    // Agent processes and their pumps live on the runtime; do not wait for stragglers.
+    runtime.shutdown_background();
+    report.ending.exit_code()
+}
+
+fn resolve_cwd(cwd: Option<PathBuf>) -> Result<PathBuf, String> {
+    let dir = match cwd {
+        Some(dir) => dir,
+        None => std::env::current_dir()
+            .map_err(|e| format!("cannot read the current directory: {e}"))?,
+    };
+    match std::fs::canonicalize(&dir) {
+        Ok(path) if path.is_dir() => Ok(path),
+        Ok(_) => Err(format!("--cwd {}: not a directory", dir.display())),
+        Err(e) => Err(format!("--cwd {}: {e}", dir.display())),
+    }
+}
+
+fn usage_error(message: &str) -> i32 {
+    eprintln!("awf: {message}");
+    2
+}
+
+fn print_report(report: &workflow::RunReport, json: bool, cwd: &std::path::Path) {
+    let mut stdout = std::io::stdout().lock();
+    if json {
+        if let Some(record) = &report.record {
+            let _ = writeln!(stdout, "{}", pretty(record));
+        }
+    } else if let Some(value) = &report.value {
+        let _ = writeln!(stdout, "{}", pretty(value));
+    }
+    let _ = stdout.flush();
+    if let Some(error) = &report.error {
+        let prefix = match report.ending {
+            Ending::Failed => "run failed: ",
+            Ending::TimedOut => "run timed out: ",
+            _ => "",
+        };
+        eprintln!("awf: {prefix}{}", error.render(cwd));
+    }
+    match report.ending {
+        Ending::Cancelled(_) => eprintln!("awf: run cancelled"),
+        Ending::Exited(code) => eprintln!("awf: the workflow called process.exit({code})"),
+        _ => {}
+    }
+    if report.ending != Ending::Completed {
+        if let Some(dir) = &report.run_dir {
+            let shown = dir.strip_prefix(cwd).unwrap_or(dir);
+            eprintln!("awf: records in {}", shown.display());
+        }
+    }
+}
+
+fn pretty(value: &serde_json::Value) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
+}

@@ -1,0 +1,17 @@
+//! `awf`: runs agent workflows written in TypeScript. Parses the command line and hands each
+//! subcommand to `commands/`; the exit code comes from the command's ending.
+
+mod args;
+mod commands;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = args::Cli::parse();
+    let code = match cli.command {
+        args::Command::Run(run) => commands::run::run(run),
+    };
+    ExitCode::from(code.clamp(0, 255) as u8)
+}

@@ -1,0 +1,181 @@
+// agentswf (alias agentswf/workflow): what a workflow file is written with.
+//
+// `defineWorkflow` checks a workflow's shape where it is written, so a mistake points at the
+// author's file; `typed` compiles a JSON Schema once (in Rust, jsonschema) and checks values
+// with field-level error lines; `tool` defines a workflow tool (given to agents at open, see
+// the tools page); `Type` is the TypeBox-compatible builder. The four are also globals in
+// workflow and test files (js/bootstrap.ts), so the spec's files run as printed.
+
+import * as ops from "awf:ops";
+import { AwfError } from "../core.ts";
+import Type from "../typebox.ts";
+
+export { Type };
+
+export const WORKFLOW_KIND = "awf.workflow/v1";
+const NAME_RULE = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/;
+
+export interface WorkflowMeta {
+  /** Names the run folder: letters, digits, `.`, `_`, `-`; at most 128; no leading dot. */
+  name: string;
+  description: string;
+}
+
+export interface PrepareContext {
+  /** The words after `--` on the `awf run` command line. */
+  argv: string[];
+  cwd: string;
+}
+
+export interface WorkflowSpec<Input, Result> {
+  meta: WorkflowMeta;
+  prepare?: (context: PrepareContext) => Input | Promise<Input>;
+  run: (wf: any, input: Input) => Result | Promise<Result>;
+}
+
+export interface Workflow<Input, Result> extends WorkflowSpec<Input, Result> {
+  readonly kind: typeof WORKFLOW_KIND;
+}
+
+function invalid(message: string): AwfError {
+  return new AwfError("invalid-workflow", message);
+}
+
+/** Declares a workflow; its value is the file's default export. */
+export function defineWorkflow<Input = { argv: string[] }, Result = unknown>(
+  spec: WorkflowSpec<Input, Result>,
+): Workflow<Input, Result> {
+  if (typeof spec !== "object" || spec === null) {
+    throw invalid("defineWorkflow(spec): spec must be an object with meta and run");
+  }
+  const meta = spec.meta as Partial<WorkflowMeta> | undefined;
+  if (typeof meta !== "object" || meta === null) {
+    throw invalid('defineWorkflow(spec): spec.meta is missing; give it { name: "my-workflow", description: "..." }');
+  }
+  if (typeof meta.name !== "string" || meta.name.trim() === "") {
+    throw invalid('defineWorkflow(spec): meta.name is blank; it names the run folder, e.g. "dead-code"');
+  }
+  if (!NAME_RULE.test(meta.name)) {
+    throw invalid(
+      `defineWorkflow(spec): meta.name ${JSON.stringify(meta.name)} is not a valid name; use 1 to 128 letters, digits, '.', '_' or '-', not starting with '.'`,
+    );
+  }
+  if (typeof meta.description !== "string" || meta.description.trim() === "") {
+    throw invalid("defineWorkflow(spec): meta.description is blank; say in a sentence what the workflow does");
+  }
+  if (typeof spec.run !== "function") {
+    throw invalid("defineWorkflow(spec): spec.run must be a function: async run(wf, input) { ... }");
+  }
+  if (spec.prepare !== undefined && typeof spec.prepare !== "function") {
+    throw invalid("defineWorkflow(spec): spec.prepare must be a function ({ argv, cwd }) => input, or left out");
+  }
+  return Object.freeze({ ...spec, meta: Object.freeze({ ...meta }) as WorkflowMeta, kind: WORKFLOW_KIND });
+}
+
+export function isWorkflow(value: unknown): value is Workflow<unknown, unknown> {
+  return typeof value === "object" && value !== null && (value as { kind?: unknown }).kind === WORKFLOW_KIND;
+}
+
+const TYPED = Symbol.for("awf.typed");
+
+/** A JSON Schema compiled once, with its static type. */
+export interface Typed<T> {
+  readonly schema: object;
+  /** Field-level error lines such as `value.items[2].line: expected integer ≥ 1; got 0`; empty when `value` fits. */
+  check(value: unknown): string[];
+  is(value: unknown): value is T;
+  /** `value` typed, or a TypeError listing what does not fit. */
+  parse(value: unknown): T;
+  readonly "~awf.static"?: T;
+}
+
+class TypedSchema<T> implements Typed<T> {
+  readonly schema: object;
+  readonly #handle: number;
+
+  constructor(schema: object) {
+    this.schema = Object.freeze(ops.check_json(schema) as object);
+    this.#handle = ops.schema_compile(this.schema);
+  }
+
+  get [TYPED](): true {
+    return true;
+  }
+
+  check(value: unknown): string[] {
+    return ops.schema_check(this.#handle, value);
+  }
+
+  is(value: unknown): value is T {
+    return this.check(value).length === 0;
+  }
+
+  parse(value: unknown): T {
+    const errors = this.check(value);
+    if (errors.length > 0) {
+      throw new TypeError(`the value does not match the schema:\n  ${errors.join("\n  ")}`);
+    }
+    return value as T;
+  }
+
+  toJSON(): object {
+    return this.schema;
+  }
+}
+
+export function isTyped(value: unknown): value is Typed<unknown> {
+  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[TYPED] === true;
+}
+
+/** Compiles a JSON Schema (a `Type.*` value or a plain object) once; refuses an invalid one. */
+export function typed<T = unknown>(schema: object | Typed<T>): Typed<T> {
+  if (isTyped(schema)) return schema as Typed<T>;
+  if ((typeof schema !== "object" && typeof schema !== "boolean") || schema === null) {
+    throw new TypeError(`typed(schema): schema must be a JSON Schema object, got ${schema === null ? "null" : typeof schema}`);
+  }
+  try {
+    return new TypedSchema<T>(schema);
+  } catch (error) {
+    throw new TypeError(`typed(schema): ${(error as Error).message}`);
+  }
+}
+
+const TOOL = Symbol.for("awf.tool");
+
+/** What a tool's handler is given besides its input. */
+export interface ToolCall {
+  /** Unique in the run. */
+  readonly id: string;
+  /** The key of the agent that called. */
+  readonly agent: string;
+  /** Aborted when the call's time is up or its turn ends. */
+  readonly signal: AbortSignal;
+}
+
+export interface ToolSpec<Input> {
+  description: string;
+  input?: Typed<Input>;
+  handler: (input: Input, call: ToolCall) => unknown;
+  /** `"30s"` by default; `"2m"`, a number of ms, or `false` for only the turn's deadline. */
+  timeout?: string | number | false;
+}
+
+export interface ToolDefinition<Input> extends ToolSpec<Input> {
+  readonly [TOOL]: true;
+}
+
+export function isTool(value: unknown): value is ToolDefinition<unknown> {
+  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[TOOL] === true;
+}
+
+/** Defines a workflow tool; give it to an agent in `wf.agents.open({ tools: { name: tool(...) } })`. */
+export function tool<Input = Record<string, never>>(spec: ToolSpec<Input>): ToolDefinition<Input> {
+  if (typeof spec !== "object" || spec === null) {
+    throw new TypeError("tool(spec): spec must be an object with description and handler");
+  }
+  if (typeof spec.handler !== "function") {
+    throw new TypeError("tool(spec): handler must be a function (input, call) => result");
+  }
+  const input = spec.input === undefined ? undefined : typed(spec.input as object);
+  return Object.freeze({ ...spec, input, [TOOL]: true as const }) as ToolDefinition<Input>;
+}

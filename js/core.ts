@@ -1,0 +1,148 @@
+// awf:core — the JS half of the host's op system, shared by every built-in module.
+//
+// Async ops: `opAsync(name, args)` asks the host to start an op and returns a promise the host
+// settles later (runtime/src/js/host.rs delivers completions through `complete`). Requests: the
+// host can ask JS to do something (call a tool handler, run a test script) with `request`; the
+// handler registered for that kind answers through `ops.reply`. Errors that ops report carry a
+// `code` and become `AwfError`s.
+
+import * as ops from "awf:ops";
+
+/** An error raised by awf itself, with a stable `code` a program can test. */
+export class AwfError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "AwfError";
+    this.code = code;
+  }
+}
+
+interface Pending {
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+const pending = new Map<number, Pending>();
+const timers = new Map<number, { callback: () => void; repeat: boolean }>();
+type RequestHandler = (payload: any) => unknown;
+const requestHandlers = new Map<string, RequestHandler>();
+
+/** Starts a host op and resolves with its value, or rejects with an `AwfError`. */
+export function opAsync<T>(name: string, args?: unknown, bytes?: Uint8Array): Promise<T> {
+  const id = ops.async_op(name, args, bytes);
+  return new Promise<T>((resolve, reject) => {
+    pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+  });
+}
+
+/** Registers the handler for requests of one kind from the host. */
+export function onRequest(kind: string, handler: RequestHandler): void {
+  requestHandlers.set(kind, handler);
+}
+
+/** Schedules a callback with the host's timer wheel; returns its id. */
+export function startTimer(callback: () => void, delayMs: number, repeat: boolean): number {
+  const id = ops.timer_start(delayMs, repeat);
+  timers.set(id, { callback, repeat });
+  return id;
+}
+
+export function clearTimer(id: number): void {
+  if (timers.delete(id)) ops.timer_clear(id);
+}
+
+/** Lets a timer stop keeping the run alive (Node's `unref`), or keep it again. */
+export function unrefTimer(id: number, unref: boolean): void {
+  if (timers.has(id)) ops.timer_unref(id, unref);
+}
+
+/** What the host needs to know about an error thrown in JS. */
+export interface ErrorInfo {
+  name: string;
+  message: string;
+  stack: string;
+  code?: string;
+  hint?: string;
+  /** Where a syntax or resolve error was written: "file:line:col". */
+  location?: { file: string; line: number; col: number };
+}
+
+export function errorInfo(error: unknown): ErrorInfo {
+  if (error instanceof Error) {
+    const e = error as Error & { code?: unknown; hint?: unknown; location?: ErrorInfo["location"] };
+    const info: ErrorInfo = { name: e.name, message: e.message, stack: stackFrames(e) };
+    if (typeof e.code === "string") info.code = e.code;
+    if (typeof e.hint === "string") info.hint = e.hint;
+    if (e.location) info.location = e.location;
+    return info;
+  }
+  return { name: "Error", message: `a non-error value was thrown: ${describeThrown(error)}`, stack: "" };
+}
+
+function describeThrown(value: unknown): string {
+  try {
+    return typeof value === "string" ? JSON.stringify(value) : String(value);
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
+}
+
+/** The "at ..." lines of an error's stack, without its first line. */
+function stackFrames(error: Error): string {
+  const stack = typeof error.stack === "string" ? error.stack : "";
+  return stack
+    .split("\n")
+    .filter((line) => line.trimStart().startsWith("at "))
+    .join("\n");
+}
+
+function complete(id: number, ok: boolean, value: unknown): void {
+  const entry = pending.get(id);
+  if (!entry) return;
+  pending.delete(id);
+  if (ok) {
+    entry.resolve(value);
+  } else {
+    const failure = value as { code: string; message: string; data?: Record<string, unknown> };
+    const error = new AwfError(failure.code, failure.message);
+    if (failure.data) Object.assign(error, failure.data);
+    entry.reject(error);
+  }
+}
+
+function fireTimer(id: number): void {
+  const timer = timers.get(id);
+  if (!timer) return;
+  if (!timer.repeat) timers.delete(id);
+  timer.callback();
+}
+
+function request(kind: string, payload: unknown, replyId: number): void {
+  const handler = requestHandlers.get(kind);
+  if (!handler) {
+    ops.reply(replyId, false, errorInfo(new AwfError("internal", `no handler for host request ${kind}`)));
+    return;
+  }
+  let result: unknown;
+  try {
+    result = handler(payload);
+  } catch (error) {
+    ops.reply(replyId, false, errorInfo(error));
+    return;
+  }
+  Promise.resolve(result).then(
+    (value) => replyWith(replyId, value),
+    (error) => ops.reply(replyId, false, errorInfo(error)),
+  );
+}
+
+function replyWith(replyId: number, value: unknown): void {
+  try {
+    ops.reply(replyId, true, value);
+  } catch (error) {
+    ops.reply(replyId, false, errorInfo(error));
+  }
+}
+
+ops.set_callbacks({ complete, fire_timer: fireTimer, request });

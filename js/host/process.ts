@@ -1,0 +1,65 @@
+// The `process` global (also `node:process`): argv, env, cwd, exit, platform and friends.
+//
+// `process.env` is a plain object copied from awf's environment at start; changing it changes
+// what later child processes get. `process.exit(code)` ends the run at once with that code:
+// agents are stopped and the records are written before awf exits.
+
+import * as ops from "awf:ops";
+import { setImmediate } from "./timers.ts";
+
+const info = ops.process_info();
+let currentDir = info.cwd;
+
+function write(fd: 1 | 2) {
+  return {
+    write(chunk: unknown): boolean {
+      ops.print(fd, typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk as Uint8Array));
+      return true;
+    },
+    isTTY: false,
+  };
+}
+
+export const process = {
+  argv: info.argv,
+  argv0: "awf",
+  env: info.env,
+  pid: info.pid,
+  platform: info.platform,
+  arch: info.arch,
+  execPath: info.execPath,
+  versions: { awf: info.version },
+  exitCode: undefined as number | undefined,
+  stdout: write(1),
+  stderr: write(2),
+  cwd(): string {
+    return currentDir;
+  },
+  chdir(dir: string): void {
+    ops.process_chdir(dir);
+    currentDir = ops.process_info().cwd;
+  },
+  exit(code?: number): never {
+    return ops.process_exit(code ?? process.exitCode ?? 0);
+  },
+  nextTick(callback: (...args: unknown[]) => void, ...args: unknown[]): void {
+    queueMicrotask(() => callback(...args));
+  },
+  hrtime: Object.assign(
+    (previous?: [number, number]): [number, number] => {
+      const ns = Math.round(performance.now() * 1e6);
+      const now: [number, number] = [Math.floor(ns / 1e9), ns % 1e9];
+      if (!previous) return now;
+      let [s, n] = [now[0] - previous[0], now[1] - previous[1]];
+      if (n < 0) [s, n] = [s - 1, n + 1e9];
+      return [s, n];
+    },
+    { bigint: (): bigint => BigInt(Math.round(performance.now() * 1e6)) },
+  ),
+  uptime(): number {
+    return performance.now() / 1000;
+  },
+  emitWarning(warning: string | Error): void {
+    setImmediate(() => ops.print(2, `warning: ${typeof warning === "string" ? warning : warning.message}\n`));
+  },
+};

@@ -1,0 +1,41 @@
+// Types of the native module `awf:ops`: the functions the Rust host gives the built-in modules.
+// Only modules under js/ can import it (the loader refuses it from user files). Each op is
+// implemented in runtime/src/js/ops/<concern>.rs, named there without the `op_` prefix.
+
+declare module "awf:ops" {
+  /** Starts an async op; the host settles it later through the `complete` callback. */
+  export function async_op(name: string, args?: unknown, bytes?: Uint8Array): number;
+  /** Registers the functions the host calls into: op completion, timers, requests. */
+  export function set_callbacks(callbacks: {
+    complete(id: number, ok: boolean, value: unknown): void;
+    fire_timer(id: number): void;
+    request(kind: string, payload: unknown, replyId: number): void;
+  }): void;
+  /** Answers a request the host made with `request`. */
+  export function reply(replyId: number, ok: boolean, value: unknown): void;
+
+  export function timer_start(delayMs: number, repeat: boolean): number;
+  export function timer_clear(id: number): void;
+  export function timer_unref(id: number, unref: boolean): void;
+
+  /** Writes text to stdout (1) or stderr (2) without a newline. */
+  export function print(fd: 1 | 2, text: string): void;
+  /** Maps a JS position of a loaded module to its source position: [line, col] or null. */
+  export function source_position(file: string, line: number, col: number): [number, number] | null;
+  /** Reads a value as strict JSON; throws a TypeError naming the path of what is not JSON. */
+  export function check_json(value: unknown): unknown;
+
+  export function process_info(): { argv: string[]; cwd: string; env: Record<string, string>; pid: number; platform: string; arch: string; execPath: string; version: string };
+  export function process_exit(code: number): never;
+  export function process_chdir(dir: string): void;
+
+  /** Compiles a JSON Schema once; returns its handle. Throws a TypeError for an invalid schema. */
+  export function schema_compile(schema: unknown): number;
+  /** Field-level error lines; empty when the value fits. */
+  export function schema_check(handle: number, value: unknown): string[];
+}
+
+declare module "awf:ops" {
+  export function run_info(run: number): unknown;
+  export function run_log(run: number, message: string, fields?: Record<string, unknown>): void;
+}

@@ -1,0 +1,63 @@
+// awf:runner — the JS half of `awf run`: import the workflow file, check its default export,
+// then (once the host has opened the run's records) call prepare and run.
+//
+// runtime/src/workflow/mod.rs drives it: `loadWorkflow` first, for meta.name; then
+// `runWorkflow` with the handle of the run it opened. Errors thrown here keep their stack, so
+// the host prints the author's .ts lines.
+
+import * as ops from "awf:ops";
+import { AwfError } from "./core.ts";
+import { isWorkflow, type Workflow } from "./agentswf/workflow.ts";
+import { createContext } from "./workflow/context.ts";
+
+let loaded: Workflow<unknown, unknown> | undefined;
+
+export async function loadWorkflow({ file }: { file: string }): Promise<{ name: string; description: string }> {
+  const module = await import(file);
+  if (!("default" in module)) {
+    throw located(
+      new AwfError("invalid-workflow", `${file} has no default export`),
+      "end the file with: export default defineWorkflow({ meta: { name, description }, run })",
+    );
+  }
+  if (!isWorkflow(module.default)) {
+    throw located(
+      new AwfError("invalid-workflow", `the default export of ${file} is not a workflow (it is ${describe(module.default)})`),
+      "export the value of defineWorkflow({ meta: { name, description }, run }) as default",
+    );
+  }
+  loaded = module.default;
+  return { name: loaded.meta.name, description: loaded.meta.description };
+}
+
+export async function runWorkflow({ run, argv, cwd }: { run: number; argv: string[]; cwd: string }): Promise<unknown> {
+  const workflow = loaded;
+  if (!workflow) throw new AwfError("internal", "runWorkflow before loadWorkflow");
+  const input = workflow.prepare ? await workflow.prepare({ argv, cwd }) : { argv };
+  try {
+    ops.check_json(input);
+  } catch (error) {
+    throw new AwfError("invalid-input", `prepare() returned an input that is not JSON: ${(error as Error).message}`);
+  }
+  const value = await workflow.run(createContext(run), input);
+  try {
+    return ops.check_json(value);
+  } catch (error) {
+    throw new AwfError(
+      "result-not-json",
+      `run() returned a result that is not JSON: ${(error as Error).message}`,
+    );
+  }
+}
+
+function located(error: AwfError, hint: string): AwfError {
+  (error as AwfError & { hint: string }).hint = hint;
+  return error;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (typeof value === "function") return "a function";
+  if (typeof value === "object") return "an object without the mark of defineWorkflow";
+  return `a ${typeof value}`;
+}

@@ -1,0 +1,663 @@
+// js/test/bun_test.ts — the `bun:test` module (alias `awf:test`): registering tests, then running them.
+//
+// Owns `test`/`it` and `describe` with their modifiers (.only .skip .todo .each .if .skipIf
+// .todoIf), the four hooks, and `runRegisteredTests()`: the order bun runs things in, `.only`
+// and `-t` filtering, per-test timeouts, done callbacks, and turning whatever a test throws
+// into a reported failure. Top-level tests register while the test file's module evaluates;
+// the host then calls `runRegisteredTests()`, once, which first runs the describe bodies (bun
+// defers them, and awaits async ones) and then the tests. Nothing here prints: results go to the
+// `TestEvents` the host passes in (report.ts prints them as bun does; the engine forwards them
+// to its Rust reporter). `expect` lives in expect.ts and is re-exported.
+
+import {
+  AssertionError,
+  beginTestAssertions,
+  callerSourceFile,
+  checkTestAssertions,
+  EXPECT_SOURCE_FILE,
+  expectCallCount,
+  format,
+  frameFile,
+  stackFrames,
+} from "./expect.ts";
+
+export { AssertionError, AsymmetricMatcher, expect } from "./expect.ts";
+
+// Host globals the engine provides (QuickJS has no timers of its own); declared here so this
+// module type-checks on the ES library alone.
+declare function setTimeout(callback: () => void, ms: number): unknown;
+declare function clearTimeout(handle: unknown): void;
+declare const performance: { now(): number };
+
+/** bun's default per-test (and per-hook) time limit. */
+export const DEFAULT_TIMEOUT_MS = 5000;
+
+// ---------------------------------------------------------------------------------------------
+// What the host sees.
+
+/** A test as reported: the names of the describes around it, outermost first, and its own name. */
+export interface TestInfo {
+  readonly path: readonly string[];
+  readonly name: string;
+}
+
+/** Why a test failed, as plain data the host can carry across to Rust. */
+export interface TestFailure {
+  /** `AssertionError` for a failed matcher, `TimeoutError` for a time-out, else the thrown error's name. */
+  readonly name: string;
+  /** For a matcher, its headline (`expect(received).toEqual(expected)`); else the error's message. */
+  readonly message: string;
+  /** For a matcher: the Expected/Received lines or the `- Expected` / `+ Received` line diff. */
+  readonly diff?: string;
+  /** The `at ...` frames outside the test runner, innermost first, one per line, unindented. */
+  readonly stack?: string;
+}
+
+/** The results of one test file, in the order they happen. */
+export interface TestEvents {
+  start(test: TestInfo): void;
+  pass(test: TestInfo, durationMs: number): void;
+  fail(test: TestInfo, durationMs: number, failure: TestFailure): void;
+  skip(test: TestInfo): void;
+  todo(test: TestInfo): void;
+  /** A failure outside any test (a describe body or an afterAll hook threw); it counts as a failure. */
+  error(where: string, failure: TestFailure): void;
+}
+
+export interface RunOptions {
+  readonly events: TestEvents;
+  /** `-t PATTERN`: runs only tests whose describe names and own name, joined by spaces, match (bun's rule). */
+  readonly namePattern?: string | RegExp;
+  /** Time limit of a test or hook that sets none (default 5000 ms). */
+  readonly timeoutMs?: number;
+}
+
+export interface RunSummary {
+  readonly passed: number;
+  /** Tests that failed; failures outside tests are in `errors`. */
+  readonly failed: number;
+  readonly skipped: number;
+  readonly todo: number;
+  readonly errors: number;
+  /** Tests left out by `.only` elsewhere in the file or by the name pattern; never reported. */
+  readonly filtered: number;
+  /** expect() calls made while the file loaded and ran. */
+  readonly expectCalls: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The registry, filled while the test file evaluates.
+
+export type DoneCallback = (error?: unknown) => void;
+/** A test or hook body: sync, async, or taking a done callback (after the `.each` row values).
+ * `any[]` so bodies may declare the row's types, `(a: number, b: string) => ...`. */
+export type TestBody = (...args: any[]) => unknown;
+export interface TestOptions {
+  readonly timeout?: number;
+}
+/** bun takes a function or class as a name too, and uses its name. */
+export type Label = string | number | Function;
+
+type Mark = "run" | "only" | "skip" | "todo";
+
+interface Hook {
+  readonly body: TestBody;
+  readonly timeoutMs: number | undefined;
+}
+
+interface Hooks {
+  readonly beforeAll: Hook[];
+  readonly afterAll: Hook[];
+  readonly beforeEach: Hook[];
+  readonly afterEach: Hook[];
+}
+
+interface Suite {
+  readonly kind: "suite";
+  readonly name: string;
+  readonly parent: Suite | undefined;
+  readonly mark: Mark;
+  /** Filled when its body runs, in the collection phase; emptied again if the body throws. */
+  children: (Suite | TestCase)[];
+  readonly hooks: Hooks;
+  /** The describe body and its `.each` row values; none for the file's top level. */
+  readonly body: TestBody | undefined;
+  readonly args: readonly unknown[];
+}
+
+interface TestCase {
+  readonly kind: "test";
+  readonly name: string;
+  readonly parent: Suite;
+  readonly mark: Mark;
+  readonly body: TestBody | undefined;
+  /** The `.each` row values the body is called with. */
+  readonly args: readonly unknown[];
+  readonly timeoutMs: number | undefined;
+}
+
+const root = newSuite("", undefined, "run", undefined, []);
+/** The describe whose body is running now; tests and hooks register into it. */
+let current: Suite = root;
+/** loading: the file's module evaluates; collecting: describe bodies run; running: tests run. */
+let phase: "loading" | "collecting" | "running" = "loading";
+
+function newSuite(name: string, parent: Suite | undefined, mark: Mark, body: TestBody | undefined, args: readonly unknown[]): Suite {
+  const hooks = { beforeAll: [], afterAll: [], beforeEach: [], afterEach: [] };
+  return { kind: "suite", name, parent, mark, children: [], hooks, body, args };
+}
+
+function refuseWhileRunning(what: string): void {
+  if (phase === "running") {
+    throw new Error(`${what}() was called while tests run; register tests and hooks at the top of the file or inside describe()`);
+  }
+}
+
+function addTest(mark: Mark, label: Label, body: TestBody | undefined, options: number | TestOptions | undefined, args: readonly unknown[]): void {
+  refuseWhileRunning("test");
+  // A test without a body can only be a placeholder: bun lists it as todo.
+  const effectiveMark = body === undefined ? "todo" : mark;
+  current.children.push({ kind: "test", name: labelText(label), parent: current, mark: effectiveMark, body, args, timeoutMs: timeoutOf(options) });
+}
+
+/** The body runs later, in `collect`: bun runs every describe body after the file's top-level code. */
+function addSuite(mark: Mark, label: Label, body: TestBody, args: readonly unknown[]): void {
+  refuseWhileRunning("describe");
+  if (typeof body !== "function") throw new TypeError(`describe() expects a function, got ${format(body)}`);
+  current.children.push(newSuite(labelText(label), current, mark, body, args));
+}
+
+function addHook(kind: keyof Hooks, body: TestBody, timeoutMs: number | undefined): void {
+  refuseWhileRunning(kind);
+  if (typeof body !== "function") throw new TypeError(`${kind}() expects a function`);
+  current.hooks[kind].push({ body, timeoutMs });
+}
+
+function labelText(label: Label): string {
+  return typeof label === "function" ? label.name : String(label);
+}
+
+function timeoutOf(options: number | TestOptions | undefined): number | undefined {
+  return typeof options === "number" ? options : options?.timeout;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The public registration API.
+
+/** Registers one row per table entry: an array row is spread into the body's arguments, anything else is its one argument. */
+export type EachRegister = (label: Label, body: TestBody, options?: number | TestOptions) => void;
+
+export interface TestFunction {
+  (label: Label, body?: TestBody, options?: number | TestOptions): void;
+  each(table: readonly unknown[]): EachRegister;
+}
+
+export interface Test extends TestFunction {
+  readonly only: TestFunction;
+  readonly skip: TestFunction;
+  readonly todo: TestFunction;
+  /** Runs the test when `condition` is truthy, else skips it. */
+  if(condition: unknown): TestFunction;
+  skipIf(condition: unknown): TestFunction;
+  todoIf(condition: unknown): TestFunction;
+}
+
+export interface DescribeFunction {
+  (label: Label, body: () => unknown): void;
+  each(table: readonly unknown[]): (label: Label, body: TestBody) => void;
+}
+
+export interface Describe extends DescribeFunction {
+  readonly only: DescribeFunction;
+  readonly skip: DescribeFunction;
+  readonly todo: DescribeFunction;
+  if(condition: unknown): DescribeFunction;
+  skipIf(condition: unknown): DescribeFunction;
+  todoIf(condition: unknown): DescribeFunction;
+}
+
+function testFunction(mark: Mark): TestFunction {
+  const register = (label: Label, body?: TestBody, options?: number | TestOptions): void => addTest(mark, label, body, options, []);
+  const each =
+    (table: readonly unknown[]): EachRegister =>
+    (label, body, options) =>
+      eachRow(table, label, (name, args) => addTest(mark, name, body, options, args));
+  return Object.assign(register, { each });
+}
+
+function describeFunction(mark: Mark): DescribeFunction {
+  const register = (label: Label, body: () => unknown): void => addSuite(mark, label, body, []);
+  const each =
+    (table: readonly unknown[]) =>
+    (label: Label, body: TestBody): void =>
+      eachRow(table, label, (name, args) => addSuite(mark, name, body, args));
+  return Object.assign(register, { each });
+}
+
+function eachRow(table: readonly unknown[], label: Label, register: (name: string, args: readonly unknown[]) => void): void {
+  if (!Array.isArray(table)) throw new TypeError(`.each() expects an array of rows, got ${format(table)}`);
+  table.forEach((row: unknown, index) => {
+    const args: readonly unknown[] = Array.isArray(row) ? row : [row];
+    register(eachName(labelText(label), args, index), args);
+  });
+}
+
+/** `test`, `test.only`, `test.skip`, `test.todo`, `test.each`, `test.if`, `test.skipIf`, `test.todoIf`. */
+export const test: Test = Object.assign(testFunction("run"), {
+  only: testFunction("only"),
+  skip: testFunction("skip"),
+  todo: testFunction("todo"),
+  if: (condition: unknown) => testFunction(condition ? "run" : "skip"),
+  skipIf: (condition: unknown) => testFunction(condition ? "skip" : "run"),
+  todoIf: (condition: unknown) => testFunction(condition ? "todo" : "run"),
+});
+
+export const it: Test = test;
+
+/** `describe`, nested freely, with the same modifiers as `test`. */
+export const describe: Describe = Object.assign(describeFunction("run"), {
+  only: describeFunction("only"),
+  skip: describeFunction("skip"),
+  todo: describeFunction("todo"),
+  if: (condition: unknown) => describeFunction(condition ? "run" : "skip"),
+  skipIf: (condition: unknown) => describeFunction(condition ? "skip" : "run"),
+  todoIf: (condition: unknown) => describeFunction(condition ? "todo" : "run"),
+});
+
+/** Runs once, before the first test of the describe it sits in (or of the file, at the top level). */
+export function beforeAll(body: TestBody, timeoutMs?: number): void {
+  addHook("beforeAll", body, timeoutMs);
+}
+/** Runs once, after the last test of its describe. */
+export function afterAll(body: TestBody, timeoutMs?: number): void {
+  addHook("afterAll", body, timeoutMs);
+}
+/** Runs before every test in its describe, outer describes' hooks first. */
+export function beforeEach(body: TestBody, timeoutMs?: number): void {
+  addHook("beforeEach", body, timeoutMs);
+}
+/** Runs after every test in its describe, inner describes' hooks first; a throw fails the test. */
+export function afterEach(body: TestBody, timeoutMs?: number): void {
+  addHook("afterEach", body, timeoutMs);
+}
+
+// ---------------------------------------------------------------------------------------------
+// `.each` names: printf-style `%s %d %i %f %j %o %p %# %%` and `$name` / `$a.b` for object rows.
+
+const EACH_PLACEHOLDER = /\$([A-Za-z_][\w$]*(?:\.[\w$]+)*)|%[sdifjoOp#%]/g;
+
+function eachName(template: string, args: readonly unknown[], index: number): string {
+  const row = args.length === 1 && isRecord(args[0]) ? args[0] : undefined;
+  let next = 0;
+  return template.replace(EACH_PLACEHOLDER, (placeholder: string, path: string | undefined) => {
+    if (path !== undefined) return row === undefined ? placeholder : (namedValue(row, path) ?? placeholder);
+    // As in bun, once the row's values are used up no `%` placeholder is replaced, `%#` and `%%` included.
+    if (next >= args.length) return placeholder;
+    if (placeholder === "%%") return "%";
+    if (placeholder === "%#") return String(index);
+    return printfValue(placeholder, args[next++]);
+  });
+}
+
+function namedValue(row: object, path: string): string | undefined {
+  let value: unknown = row;
+  for (const key of path.split(".")) {
+    if (value === null || value === undefined || !(key in (Object(value) as object))) return undefined;
+    value = Reflect.get(Object(value) as object, key);
+  }
+  return typeof value === "string" ? value : format(value);
+}
+
+function printfValue(placeholder: string, value: unknown): string {
+  switch (placeholder) {
+    case "%s":
+      return typeof value === "string" ? value : format(value);
+    case "%d":
+    case "%f":
+      return typeof value === "bigint" ? String(value) : String(Number(value));
+    case "%i":
+      return typeof value === "bigint" ? String(value) : String(Math.trunc(Number(value)));
+    case "%j":
+    case "%o":
+    case "%O":
+      return jsonOrFormat(value);
+    default:
+      return format(value);
+  }
+}
+
+function jsonOrFormat(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? "";
+  } catch {
+    return format(value); // BigInt or a cycle
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Which tests run.
+
+type Disposition = "run" | "skip" | "todo" | "filtered";
+
+/** Decided before anything runs, so a describe whose tests all skip runs none of its hooks. */
+class Plan {
+  private readonly dispositions = new Map<TestCase, Disposition>();
+  private readonly runnable = new Map<Suite, boolean>();
+
+  constructor(suite: Suite, pattern: RegExp | undefined) {
+    const hasOnly = containsOnly(suite);
+    this.decide(suite, hasOnly, pattern);
+  }
+
+  disposition(test: TestCase): Disposition {
+    return this.dispositions.get(test) ?? "filtered";
+  }
+
+  hasRunnable(suite: Suite): boolean {
+    return this.runnable.get(suite) ?? false;
+  }
+
+  count(disposition: Disposition): number {
+    let total = 0;
+    for (const value of this.dispositions.values()) if (value === disposition) total++;
+    return total;
+  }
+
+  private decide(suite: Suite, hasOnly: boolean, pattern: RegExp | undefined): boolean {
+    let any = false;
+    for (const child of suite.children) {
+      if (child.kind === "suite") {
+        any = this.decide(child, hasOnly, pattern) || any;
+      } else {
+        const disposition = dispositionOf(child, hasOnly, pattern);
+        this.dispositions.set(child, disposition);
+        any = any || disposition === "run";
+      }
+    }
+    this.runnable.set(suite, any);
+    return any;
+  }
+}
+
+function containsOnly(suite: Suite): boolean {
+  return suite.children.some((child) => child.mark === "only" || (child.kind === "suite" && containsOnly(child)));
+}
+
+/** `.only` anywhere in the file leaves out every test not under one; then `-t`; then the nearest skip or todo mark decides. */
+function dispositionOf(test: TestCase, hasOnly: boolean, pattern: RegExp | undefined): Disposition {
+  const marks = marksOutward(test);
+  if (hasOnly && !marks.includes("only")) return "filtered";
+  if (pattern && !pattern.test([...pathOf(test), test.name].join(" "))) return "filtered";
+  const decisive = marks.find((mark) => mark === "skip" || mark === "todo");
+  return decisive ?? "run";
+}
+
+function marksOutward(test: TestCase): Mark[] {
+  const marks: Mark[] = [test.mark];
+  for (let suite: Suite | undefined = test.parent; suite; suite = suite.parent) marks.push(suite.mark);
+  return marks;
+}
+
+function pathOf(test: TestCase): string[] {
+  const names: string[] = [];
+  for (let suite: Suite | undefined = test.parent; suite && suite !== root; suite = suite.parent) names.unshift(suite.name);
+  return names;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running.
+
+/** A thrown value; wrapped because `undefined` can be thrown too. */
+interface Caught {
+  readonly thrown: unknown;
+}
+
+class TimeoutError extends Error {
+  override name = "TimeoutError";
+}
+
+/**
+ * Runs the tests the file registered, in order, and reports each through `options.events`.
+ * Hooks run as in bun: beforeAll once before a describe's first test, beforeEach outer to
+ * inner, afterEach inner to outer, afterAll after its last test. A throwing beforeAll or
+ * beforeEach fails the tests it wraps; a throwing afterEach fails its test.
+ */
+export async function runRegisteredTests(options: RunOptions): Promise<RunSummary> {
+  if (phase !== "loading") throw new Error("runRegisteredTests() runs once per test file");
+  const pattern = typeof options.namePattern === "string" ? new RegExp(options.namePattern) : options.namePattern;
+  phase = "collecting";
+  const collectErrors: { where: string; thrown: unknown }[] = [];
+  await collect(root, collectErrors);
+  phase = "running";
+  const run = new Run(options.events, new Plan(root, pattern), options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  for (const { where, thrown } of collectErrors) run.reportError(where, thrown);
+  await run.suite(root, undefined);
+  return run.summary();
+}
+
+/**
+ * Runs describe bodies in bun's order: each one whole (awaited, when async), then the describes
+ * it registered, depth first. One at a time, so `current` is right even across an await. A body
+ * that throws is reported and its tests are dropped, as bun does.
+ */
+async function collect(suite: Suite, errors: { where: string; thrown: unknown }[]): Promise<void> {
+  for (const child of suite.children) {
+    if (child.kind !== "suite" || child.body === undefined) continue;
+    current = child;
+    const body = child.body; // called bare, so its frame reads as the test file's own function
+    try {
+      await body(...child.args);
+    } catch (thrown) {
+      child.children = [];
+      errors.push({ where: `describe("${child.name}")`, thrown });
+    } finally {
+      current = suite;
+    }
+    await collect(child, errors);
+  }
+}
+
+class Run {
+  private passed = 0;
+  private failed = 0;
+  private skipped = 0;
+  private todo = 0;
+  private errors = 0;
+
+  private readonly events: TestEvents;
+  private readonly plan: Plan;
+  private readonly timeoutMs: number;
+
+  constructor(events: TestEvents, plan: Plan, timeoutMs: number) {
+    this.events = events;
+    this.plan = plan;
+    this.timeoutMs = timeoutMs;
+  }
+
+  summary(): RunSummary {
+    const { passed, failed, skipped, todo, errors } = this;
+    return { passed, failed, skipped, todo, errors, filtered: this.plan.count("filtered"), expectCalls: expectCallCount() };
+  }
+
+  reportError(where: string, thrown: unknown): void {
+    this.errors++;
+    this.events.error(where, failureOf(thrown));
+  }
+
+  /** `setupFailure`: an outer beforeAll threw, so every test inside fails with it and no hook here runs. */
+  async suite(suite: Suite, setupFailure: Caught | undefined): Promise<void> {
+    if (!this.plan.hasRunnable(suite)) {
+      this.announceNotRun(suite);
+      return;
+    }
+    const failure = setupFailure ?? (await this.hooks(suite.hooks.beforeAll, "beforeAll", true));
+    for (const child of suite.children) {
+      if (child.kind === "suite") await this.suite(child, failure);
+      else await this.test(child, failure);
+    }
+    if (setupFailure) return;
+    const afterFailure = await this.hooks(suite.hooks.afterAll, "afterAll", false);
+    if (afterFailure) this.reportError(suite === root ? "afterAll" : `afterAll in describe("${suite.name}")`, afterFailure.thrown);
+  }
+
+  private announceNotRun(suite: Suite): void {
+    for (const child of suite.children) {
+      if (child.kind === "suite") this.announceNotRun(child);
+      else this.announceSkipped(child);
+    }
+  }
+
+  /** Reports a test that does not run; false when it does run. */
+  private announceSkipped(test: TestCase): boolean {
+    const disposition = this.plan.disposition(test);
+    if (disposition === "run") return false;
+    if (disposition === "skip") {
+      this.skipped++;
+      this.events.skip(infoOf(test));
+    } else if (disposition === "todo") {
+      this.todo++;
+      this.events.todo(infoOf(test));
+    }
+    return true;
+  }
+
+  private async test(test: TestCase, setupFailure: Caught | undefined): Promise<void> {
+    if (this.announceSkipped(test)) return;
+    const info = infoOf(test);
+    this.events.start(info);
+    const startedAt = performance.now();
+    beginTestAssertions();
+    let failure = setupFailure;
+    if (!setupFailure) {
+      failure = (await this.hooks(chainOf(test).flatMap((suite) => suite.hooks.beforeEach), "beforeEach", true)) ?? (await this.body(test));
+      const afterFailure = await this.hooks(chainOf(test).reverse().flatMap((suite) => suite.hooks.afterEach), "afterEach", false);
+      failure = failure ?? afterFailure;
+    }
+    const durationMs = performance.now() - startedAt;
+    if (failure) {
+      this.failed++;
+      this.events.fail(info, durationMs, failureOf(failure.thrown));
+    } else {
+      this.passed++;
+      this.events.pass(info, durationMs);
+    }
+  }
+
+  private async body(test: TestCase): Promise<Caught | undefined> {
+    const body = test.body;
+    if (body === undefined) return undefined;
+    const limit = test.timeoutMs ?? this.timeoutMs;
+    const failure = await attempt(() => invoke(body, test.args), limit, () => new TimeoutError(`this test timed out after ${limit}ms.`));
+    if (failure) return failure;
+    const counted = checkTestAssertions();
+    return counted ? { thrown: counted } : undefined;
+  }
+
+  /** Runs hooks in order; `stopAtFirst` for before-hooks, while after-hooks all run. Returns the first failure. */
+  private async hooks(hooks: readonly Hook[], kind: string, stopAtFirst: boolean): Promise<Caught | undefined> {
+    let first: Caught | undefined;
+    for (const hook of hooks) {
+      const limit = hook.timeoutMs ?? this.timeoutMs;
+      const failure = await attempt(() => invoke(hook.body, []), limit, () => new TimeoutError(`${kind} hook timed out after ${limit}ms.`));
+      first = first ?? failure;
+      if (first && stopAtFirst) break;
+    }
+    return first;
+  }
+}
+
+/** The describes around a test, outermost first (the file's top level included). */
+function chainOf(test: TestCase): Suite[] {
+  const chain: Suite[] = [];
+  for (let suite: Suite | undefined = test.parent; suite; suite = suite.parent) chain.unshift(suite);
+  return chain;
+}
+
+function infoOf(test: TestCase): TestInfo {
+  return { path: pathOf(test), name: test.name };
+}
+
+async function attempt(work: () => Promise<unknown>, timeoutMs: number, timedOut: () => Error): Promise<Caught | undefined> {
+  try {
+    await withTimeout(work(), timeoutMs, timedOut);
+    return undefined;
+  } catch (thrown) {
+    return { thrown };
+  }
+}
+
+/** Calls a body; it takes a done callback when it declares more parameters than its row supplies. */
+function invoke(body: TestBody, args: readonly unknown[]): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    if (body.length <= args.length) {
+      resolve(body(...args));
+      return;
+    }
+    const done: DoneCallback = (error) => (error === undefined || error === null ? resolve(undefined) : reject(error));
+    const result: unknown = body(...args, done);
+    if (isThenable(result)) result.then(undefined, reject);
+  });
+}
+
+/** A limit that is not a positive finite number means none. The body may go on running: it cannot be stopped. */
+function withTimeout<T>(work: Promise<T>, timeoutMs: number, timedOut: () => Error): Promise<T> {
+  if (!(timeoutMs > 0) || !Number.isFinite(timeoutMs)) return work;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(timedOut()), timeoutMs);
+    work.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Failures as reported.
+
+const RUNNER_SOURCE_FILE: string | undefined = callerSourceFile();
+/** Frames in these files are the test machinery, not the test: failures do not show them. */
+const MACHINERY_FILES = new Set([EXPECT_SOURCE_FILE, RUNNER_SOURCE_FILE].filter((file): file is string => file !== undefined));
+
+function failureOf(thrown: unknown): TestFailure {
+  if (thrown instanceof AssertionError) {
+    return withOptional({ name: thrown.name, message: thrown.matcherResult.headline }, thrown.matcherResult.details, cleanStack(thrown.stack));
+  }
+  if (isErrorLike(thrown)) return withOptional({ name: thrown.name, message: thrown.message }, undefined, cleanStack(thrown.stack));
+  return { name: "Error", message: typeof thrown === "string" ? thrown : format(thrown) };
+}
+
+/** Leaves absent fields out, rather than present and undefined, for the host's conversion. */
+function withOptional(base: { name: string; message: string }, diff: string | undefined, stack: string | undefined): TestFailure {
+  return { ...base, ...(diff ? { diff } : {}), ...(stack ? { stack } : {}) };
+}
+
+/** Errors from another realm fail `instanceof Error`, so recognise them by shape. */
+function isErrorLike(value: unknown): value is { name: string; message: string; stack?: string } {
+  return typeof value === "object" && value !== null && typeof Reflect.get(value, "message") === "string" && typeof Reflect.get(value, "name") === "string";
+}
+
+/** The frames that point into the test file: machinery and frames without a location (native, node internals) dropped. */
+function cleanStack(stack: unknown): string | undefined {
+  if (typeof stack !== "string") return undefined;
+  const frames = stackFrames(stack)
+    .map((frame) => frame.trim())
+    .filter((frame) => {
+      const file = frameFile(frame);
+      return file !== undefined && !MACHINERY_FILES.has(file) && !file.startsWith("node:");
+    });
+  return frames.length > 0 ? frames.join("\n") : undefined;
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === "object" || typeof value === "function") && value !== null && typeof Reflect.get(value, "then") === "function";
+}
+
+function isRecord(value: unknown): value is object {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,273 @@
+//! Errors thrown in JS, read into Rust and printed the one way awf prints them.
+//!
+//! `JsError` keeps what a person needs: name, message, the stack (already at .ts positions, see
+//! js/host/stack.ts), the `code` and `hint` of awf's own errors, and where a syntax or resolve
+//! error was written. `render` prints it: the message, a code frame when the position is known,
+//! the user's frames (built-in `awf:` frames are left out), then the hint.
+
+use std::fmt::Write;
+use std::path::Path;
+
+use rquickjs::{CaughtError, Ctx, Object, Value};
+
+/// Where in a source file an error was written (1-based).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Location {
+    pub file: String,
+    pub line: u32,
+    pub col: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JsError {
+    pub name: String,
+    pub message: String,
+    /// The `at ...` lines, one per frame.
+    pub stack: String,
+    pub code: Option<String>,
+    pub hint: Option<String>,
+    pub location: Option<Location>,
+    /// The error came from a promise nobody handled.
+    pub unhandled: bool,
+}
+
+impl JsError {
+    pub fn message(name: &str, message: &str) -> JsError {
+        JsError {
+            name: name.to_string(),
+            message: message.to_string(),
+            stack: String::new(),
+            code: None,
+            hint: None,
+            location: None,
+            unhandled: false,
+        }
+    }
+
+    /// A failure of awf itself, not of the user's code.
+    pub fn internal(message: &str) -> JsError {
+        JsError::message("InternalError", message)
+    }
+
+    pub fn with_code(mut self, code: &str) -> JsError {
+        self.code = Some(code.to_string());
+        self
+    }
+
+    pub fn with_hint(mut self, hint: &str) -> JsError {
+        self.hint = Some(hint.to_string());
+        self
+    }
+
+    pub fn unhandled_rejection(mut self) -> JsError {
+        self.unhandled = true;
+        self
+    }
+
+    pub fn from_caught<'js>(ctx: &Ctx<'js>, caught: CaughtError<'js>) -> JsError {
+        match caught {
+            CaughtError::Error(e) => JsError::internal(&e.to_string()),
+            CaughtError::Exception(e) => JsError::from_value(ctx, &e.into_value()),
+            CaughtError::Value(v) => JsError::from_value(ctx, &v),
+        }
+    }
+
+    /// Reads any thrown value: an Error's fields, or a description of something else.
+    pub fn from_value<'js>(ctx: &Ctx<'js>, value: &Value<'js>) -> JsError {
+        let Some(object) = value.as_object().filter(|_| value.is_error()) else {
+            return JsError::message(
+                "Error",
+                &format!("a non-error value was thrown: {}", describe(ctx, value)),
+            );
+        };
+        let text =
+            |key: &str| -> Option<String> { object.get::<_, Option<String>>(key).ok().flatten() };
+        let stack = text("stack").unwrap_or_default();
+        let frames: Vec<&str> = stack
+            .lines()
+            .filter(|l| l.trim_start().starts_with("at "))
+            .collect();
+        JsError {
+            name: text("name").unwrap_or_else(|| "Error".to_string()),
+            message: text("message").unwrap_or_default(),
+            stack: frames.join("\n"),
+            code: text("code"),
+            hint: text("hint"),
+            location: location(object),
+            unhandled: false,
+        }
+    }
+
+    /// The first line: `Name: message`, or just the message for awf's own errors.
+    pub fn headline(&self) -> String {
+        match (self.name.as_str(), self.message.is_empty()) {
+            ("AwfError", false) => self.message.clone(),
+            (_, true) => self.name.clone(),
+            (name, false) => format!("{name}: {}", self.message),
+        }
+    }
+
+    /// The full text for a terminal: headline, code frame, user frames, hint. Paths under `base`
+    /// are shown relative to it.
+    pub fn render(&self, base: &Path) -> String {
+        let mut out = self.headline();
+        if let Some(location) = &self.location {
+            let at = format!(
+                "{}:{}:{}",
+                relative(&location.file, base),
+                location.line,
+                location.col
+            );
+            if !out.contains(&at) {
+                out = format!("{at}: {out}");
+            }
+            if let Some(frame) = code_frame(location) {
+                out.push('\n');
+                out.push_str(&frame);
+            }
+        }
+        let frames: Vec<String> = self
+            .stack
+            .lines()
+            .filter(|l| !l.contains("(awf:") && !l.contains("(native)"))
+            .map(|l| relativize_frame(l, base))
+            .collect();
+        if !frames.is_empty() && self.location.is_none() {
+            out.push('\n');
+            out.push_str(&frames.join("\n"));
+        }
+        if let Some(hint) = &self.hint {
+            let _ = write!(out, "\n\nhint: {hint}");
+        }
+        out
+    }
+}
+
+impl std::fmt::Display for JsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.headline())
+    }
+}
+
+fn describe<'js>(ctx: &Ctx<'js>, value: &Value<'js>) -> String {
+    if let Some(s) = value.as_string().and_then(|s| s.to_string().ok()) {
+        return serde_json::Value::String(s).to_string();
+    }
+    ctx.json_stringify(value.clone())
+        .ok()
+        .flatten()
+        .and_then(|s| s.to_string().ok())
+        .unwrap_or_else(|| value.type_name().to_string())
+}
+
+fn location(object: &Object<'_>) -> Option<Location> {
+    let at: Object = object.get("location").ok()?;
+    Some(Location {
+        file: at.get("file").ok()?,
+        line: at.get("line").ok()?,
+        col: at.get("col").ok()?,
+    })
+}
+
+/// ` 2 | source line` and a caret line under the error's column, from the file on disk.
+fn code_frame(location: &Location) -> Option<String> {
+    if location.file.starts_with("awf:") {
+        return None;
+    }
+    let source = std::fs::read_to_string(&location.file).ok()?;
+    let text = source.lines().nth(location.line.checked_sub(1)? as usize)?;
+    let number = location.line.to_string();
+    let pad = " ".repeat(number.len());
+    let caret_at: usize = text
+        .chars()
+        .take(location.col.saturating_sub(1) as usize)
+        .map(|c| if c == '\t' { 4 } else { 1 })
+        .sum();
+    let shown = text.replace('\t', "    ");
+    let width = caret_width(&shown, caret_at);
+    Some(format!(
+        " {number} | {shown}\n {pad} | {}{}",
+        " ".repeat(caret_at),
+        "^".repeat(width)
+    ))
+}
+
+/// Underline a quoted string or a word at `at`; at least one caret.
+fn caret_width(line: &str, at: usize) -> usize {
+    let rest: Vec<char> = line.chars().skip(at).collect();
+    match rest.first() {
+        Some(&q @ ('"' | '\'' | '`')) => rest[1..]
+            .iter()
+            .position(|&c| c == q)
+            .map(|end| end + 2)
+            .unwrap_or(1),
+        Some(c) if c.is_alphanumeric() || *c == '_' || *c == '$' => rest
+            .iter()
+            .take_while(|c| c.is_alphanumeric() || **c == '_' || **c == '$')
+            .count(),
+        _ => 1,
+    }
+}
+
+fn relative(file: &str, base: &Path) -> String {
+    Path::new(file)
+        .strip_prefix(base)
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| file.to_string())
+}
+
+fn relativize_frame(frame: &str, base: &Path) -> String {
+    let prefix = format!("{}/", base.display());
+    frame.replace(&format!("({prefix}"), "(")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_a_code_frame_under_the_specifier() {
+        let dir = tempfile_dir();
+        let file = dir.join("wf.ts");
+        std::fs::write(
+            &file,
+            "const a = 1;\nimport { x } from \"agentswf/test\";\n",
+        )
+        .unwrap();
+        let error = JsError {
+            location: Some(Location {
+                file: file.display().to_string(),
+                line: 2,
+                col: 19,
+            }),
+            ..JsError::message(
+                "AwfError",
+                "cannot resolve \"agentswf/test\" from wf.ts:2:19",
+            )
+        }
+        .with_hint("did you mean \"agentswf/testing\"?");
+        assert_eq!(
+            error.render(&dir),
+            "cannot resolve \"agentswf/test\" from wf.ts:2:19\n 2 | import { x } from \"agentswf/test\";\n   |                   ^^^^^^^^^^^^^^^\n\nhint: did you mean \"agentswf/testing\"?"
+        );
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn leaves_out_built_in_frames_and_shortens_paths() {
+        let error = JsError {
+            stack: "    at boom (/work/p/wf.ts:3:9)\n    at run (awf:runner:10:3)".into(),
+            ..JsError::message("Error", "boom")
+        };
+        assert_eq!(
+            error.render(Path::new("/work/p")),
+            "Error: boom\n    at boom (wf.ts:3:9)"
+        );
+    }
+
+    fn tempfile_dir() -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("awf-errors-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+}

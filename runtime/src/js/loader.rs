@@ -1,0 +1,366 @@
+//! Module names to module code: built-ins by their public names, files by path.
+//!
+//! The resolver turns what an `import` wrote into a canonical name: `awf:<path>` for built-ins
+//! (`agentswf` -> `awf:agentswf/workflow`), an absolute path for files (tried as written, then
+//! with `.ts`, `.mts`, `.js`, `.mjs`, `.json`, then as a folder's `index.*`). `awf:ops` resolves
+//! only from a built-in. A name that resolves to nothing throws an error saying where it was
+//! written, as `cannot resolve "x" from wf.ts:3:20`, with a hint when one is likely.
+//!
+//! The loader reads files, strips TypeScript (`transpile.rs`), registers each module's position
+//! map and import sites, and turns JSON files into a module whose default export is the data.
+
+use std::collections::HashMap;
+use std::path::{Component, Path, PathBuf};
+use std::rc::Rc;
+
+use rquickjs::loader::{ImportAttributes, Loader, Resolver};
+use rquickjs::module::Declared;
+use rquickjs::{Ctx, Exception, Module, Object, Value};
+
+use super::builtins;
+use super::host::HostState;
+use super::ops::OpsModule;
+use super::transpile::{transpile, ImportSite, SourceKind};
+
+const EXTENSIONS: &[&str] = &["ts", "mts", "js", "mjs", "json"];
+
+pub struct AwfResolver {
+    state: Rc<HostState>,
+}
+
+impl AwfResolver {
+    pub fn new(state: Rc<HostState>) -> AwfResolver {
+        AwfResolver { state }
+    }
+}
+
+impl Resolver for AwfResolver {
+    fn resolve<'js>(
+        &mut self,
+        ctx: &Ctx<'js>,
+        base: &str,
+        name: &str,
+        _attributes: Option<ImportAttributes<'js>>,
+    ) -> rquickjs::Result<String> {
+        // The host itself imports from scripts it evaluates (no file base); user files are
+        // absolute paths and may reach only the public names.
+        let from_builtin = base.starts_with("awf:") || !base.starts_with('/');
+        if name == "awf:ops" && from_builtin {
+            return Ok(name.to_string());
+        }
+        if from_builtin && (name.starts_with("./") || name.starts_with("../")) {
+            if let Some(canonical) =
+                builtins::resolve_relative(base, name).filter(|c| builtins::exists(c))
+            {
+                return Ok(canonical);
+            }
+        }
+        if let Some(canonical) = builtins::public(name) {
+            return Ok(canonical.to_string());
+        }
+        if from_builtin && builtins::exists(name) {
+            return Ok(name.to_string());
+        }
+        if is_path(name) {
+            if let Some(found) = resolve_file(&self.state.cwd(), base, name) {
+                return Ok(found.display().to_string());
+            }
+        }
+        Err(self.unresolved(ctx, base, name))
+    }
+}
+
+impl AwfResolver {
+    fn unresolved<'js>(&self, ctx: &Ctx<'js>, base: &str, name: &str) -> rquickjs::Error {
+        let site = self.state.import_site(base, name);
+        let cwd = self.state.cwd();
+        let from = match &site {
+            Some(pos) => format!("{}:{}:{}", shown_path(base, &cwd), pos.line, pos.col),
+            None => shown_path(base, &cwd),
+        };
+        let message = format!("cannot resolve \"{name}\" from {from}");
+        let hint = hint_for(name);
+        let location = site.map(|pos| (base.to_string(), pos.line, pos.col));
+        throw_located(
+            ctx,
+            "Error",
+            "module-not-found",
+            &message,
+            location,
+            hint.as_deref(),
+        )
+    }
+}
+
+pub struct AwfLoader {
+    state: Rc<HostState>,
+}
+
+impl AwfLoader {
+    pub fn new(state: Rc<HostState>) -> AwfLoader {
+        AwfLoader { state }
+    }
+}
+
+impl Loader for AwfLoader {
+    fn load<'js>(
+        &mut self,
+        ctx: &Ctx<'js>,
+        name: &str,
+        _attributes: Option<ImportAttributes<'js>>,
+    ) -> rquickjs::Result<Module<'js, Declared>> {
+        if name == "awf:ops" {
+            return Module::declare_def::<OpsModule, _>(ctx.clone(), name);
+        }
+        if let Some(built) = builtins::load(name) {
+            let built = built.map_err(|e| Exception::throw_internal(ctx, &e))?;
+            if !self.state.sources.borrow().contains(name) {
+                let map = built.map.clone();
+                self.state
+                    .sources
+                    .borrow_mut()
+                    .insert(name, built.source.to_string(), map);
+            }
+            return Module::declare(ctx.clone(), name, built.code.as_str());
+        }
+        let source = std::fs::read_to_string(name)
+            .map_err(|e| Exception::throw_message(ctx, &format!("cannot read {name}: {e}")))?;
+        if name.ends_with(".json") {
+            return self.load_json(ctx, name, &source);
+        }
+        let transpiled = match transpile(name, &source, SourceKind::of_path(name)) {
+            Ok(t) => t,
+            Err(e) => {
+                let location = Some((name.to_string(), e.pos.line, e.pos.col));
+                return Err(throw_located(
+                    ctx,
+                    "SyntaxError",
+                    "syntax-error",
+                    &e.message,
+                    location,
+                    None,
+                ));
+            }
+        };
+        self.state.record_imports(name, transpiled.imports);
+        self.state
+            .sources
+            .borrow_mut()
+            .insert(name, source, transpiled.map);
+        Module::declare(ctx.clone(), name, transpiled.code)
+    }
+}
+
+impl AwfLoader {
+    fn load_json<'js>(
+        &self,
+        ctx: &Ctx<'js>,
+        name: &str,
+        source: &str,
+    ) -> rquickjs::Result<Module<'js, Declared>> {
+        if let Err(e) = serde_json::from_str::<serde_json::Value>(source) {
+            let location = Some((name.to_string(), e.line() as u32, e.column() as u32));
+            let message = format!("{name} is not valid JSON: {e}");
+            return Err(throw_located(
+                ctx,
+                "SyntaxError",
+                "syntax-error",
+                &message,
+                location,
+                None,
+            ));
+        }
+        self.state
+            .sources
+            .borrow_mut()
+            .insert(name, source.to_string(), None);
+        Module::declare(ctx.clone(), name, format!("export default {source};"))
+    }
+}
+
+impl HostState {
+    pub(super) fn record_imports(&self, module: &str, sites: Vec<ImportSite>) {
+        self.import_sites
+            .borrow_mut()
+            .insert(module.to_string(), sites);
+    }
+
+    pub(super) fn import_site(
+        &self,
+        module: &str,
+        specifier: &str,
+    ) -> Option<super::source_map::SourcePos> {
+        let sites = self.import_sites.borrow();
+        sites
+            .get(module)?
+            .iter()
+            .find(|s| s.specifier == specifier)
+            .map(|s| s.pos)
+    }
+}
+
+/// Import sites of each loaded file module, for resolve errors.
+pub type ImportSites = HashMap<String, Vec<ImportSite>>;
+
+fn is_path(name: &str) -> bool {
+    name.starts_with("./")
+        || name.starts_with("../")
+        || name.starts_with('/')
+        || name.starts_with("file://")
+}
+
+/// The file `name` names, relative to the importing module `base` (or to `cwd` for the entry).
+fn resolve_file(cwd: &Path, base: &str, name: &str) -> Option<PathBuf> {
+    let name = name.strip_prefix("file://").unwrap_or(name);
+    let dir = if base.starts_with('/') {
+        Path::new(base)
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| cwd.to_path_buf())
+    } else {
+        cwd.to_path_buf()
+    };
+    let wanted = normalize(&dir.join(name));
+    candidates(&wanted).into_iter().find(|p| p.is_file())
+}
+
+/// Where to look for `wanted`, in order.
+fn candidates(wanted: &Path) -> Vec<PathBuf> {
+    let mut out = vec![wanted.to_path_buf()];
+    let text = wanted.display().to_string();
+    // TypeScript's ESM convention: `import "./a.js"` names the file a.ts.
+    for (js, ts) in [(".js", ".ts"), (".mjs", ".mts")] {
+        if let Some(stem) = text.strip_suffix(js) {
+            out.push(PathBuf::from(format!("{stem}{ts}")));
+        }
+    }
+    for ext in EXTENSIONS {
+        out.push(PathBuf::from(format!("{text}.{ext}")));
+    }
+    for ext in EXTENSIONS {
+        out.push(wanted.join(format!("index.{ext}")));
+    }
+    out
+}
+
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+fn shown_path(file: &str, cwd: &Path) -> String {
+    Path::new(file)
+        .strip_prefix(cwd)
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| file.to_string())
+}
+
+fn hint_for(name: &str) -> Option<String> {
+    let served: Vec<&str> = builtins::PUBLIC_NAMES.iter().map(|(n, _)| *n).collect();
+    if is_path(name) {
+        return Some(format!(
+            "no file {name}, nor with .ts, .mts, .js, .mjs or .json added, nor {name}/index.ts exists"
+        ));
+    }
+    let closest = served
+        .iter()
+        .map(|s| (edit_distance(s, name), *s))
+        .min()
+        .filter(|(d, _)| *d <= 3)
+        .map(|(_, s)| s);
+    let list = served.join(", ");
+    Some(match closest {
+        Some(s) => format!("did you mean \"{s}\"? awf serves {list}"),
+        None => format!("awf serves {list}; other packages are not installed for workflows, import files by relative path"),
+    })
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut previous = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = previous + usize::from(ca != *cb);
+            previous = row[j + 1];
+            row[j + 1] = substitution.min(row[j] + 1).min(previous + 1);
+        }
+    }
+    row[b.len()]
+}
+
+/// Throws an Error of class `class` with awf's `code`, `location` and `hint` fields.
+pub fn throw_located<'js>(
+    ctx: &Ctx<'js>,
+    class: &str,
+    code: &str,
+    message: &str,
+    location: Option<(String, u32, u32)>,
+    hint: Option<&str>,
+) -> rquickjs::Error {
+    let build = || -> rquickjs::Result<Value<'js>> {
+        let ctor: rquickjs::Function = ctx.globals().get(class)?;
+        let error: Object = ctor.call((message,))?;
+        error.set("code", code)?;
+        if let Some((file, line, col)) = location {
+            let at = Object::new(ctx.clone())?;
+            at.set("file", file)?;
+            at.set("line", line)?;
+            at.set("col", col)?;
+            error.set("location", at)?;
+        }
+        if let Some(hint) = hint {
+            error.set("hint", hint)?;
+        }
+        Ok(error.into_value())
+    };
+    match build() {
+        Ok(error) => ctx.throw(error),
+        Err(e) => e,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_resolve_with_or_without_extension_and_as_folders() {
+        let dir = std::env::temp_dir().join(format!("awf-loader-test-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("lib")).unwrap();
+        std::fs::write(dir.join("a.ts"), "").unwrap();
+        std::fs::write(dir.join("lib/index.ts"), "").unwrap();
+        std::fs::write(dir.join("data.json"), "{}").unwrap();
+        let base = dir.join("main.ts").display().to_string();
+        let found = |name: &str| {
+            resolve_file(&dir, &base, name)
+                .map(|p| p.strip_prefix(&dir).unwrap().display().to_string())
+        };
+        assert_eq!(found("./a").as_deref(), Some("a.ts"));
+        assert_eq!(found("./a.ts").as_deref(), Some("a.ts"));
+        assert_eq!(found("./a.js").as_deref(), Some("a.ts"));
+        assert_eq!(found("./lib").as_deref(), Some("lib/index.ts"));
+        assert_eq!(found("./lib/../data.json").as_deref(), Some("data.json"));
+        assert_eq!(found("./missing"), None);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn hints_name_the_closest_served_module() {
+        assert_eq!(
+            hint_for("agentswf/workfow").unwrap(),
+            "did you mean \"agentswf/workflow\"? awf serves agentswf, agentswf/workflow, typebox"
+        );
+        assert!(hint_for("lodash").unwrap().starts_with("awf serves"));
+    }
+}

@@ -1,0 +1,19 @@
+//! awf's engine: everything but argument parsing.
+//!
+//! One folder per concern; each opens with a doc comment saying what it owns.
+//! - `js`: the JS engine door (QuickJS-NG via rquickjs); the only place that names rquickjs.
+//! - `schema`: JSON Schema compile/check, error lines, teaching agents how to answer or call.
+//! - `workflow`: a run's lifecycle, deadlines and exit codes.
+//! - `agents`: agents, their turn queues, prompts and outcomes.
+//! - `tools`: workflow tools: registry checks at open, dispatch of one call.
+//! - `channel`: the per-agent Unix socket, the wire protocol, launchers.
+//! - `harness`: how each agent runtime is started (today: `command`).
+//! - `records`: the run folder, events.jsonl, output.json, `awf logs`.
+//! - `testing`: `awf test`.
+
+pub mod channel;
+pub mod js;
+pub mod limits;
+pub mod records;
+pub mod schema;
+pub mod workflow;

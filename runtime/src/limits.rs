@@ -1,0 +1,54 @@
+//! Every number of the contract, in one place: tool limits, time budgets, wire sizes.
+//!
+//! The spec page (tools) and ARCHITECTURE.md fix these; code elsewhere names the constant
+//! rather than repeating the number, and `wfa tool` prints them from here.
+
+use std::time::Duration;
+
+/// Most tools one agent may hold.
+pub const MAX_TOOLS_PER_AGENT: usize = 16;
+/// Longest tool name, in bytes.
+pub const MAX_TOOL_NAME_LEN: usize = 64;
+/// Largest tool result, measured as JSON text.
+pub const MAX_TOOL_RESULT_BYTES: usize = 64 * 1024;
+/// A tool call's budget when its tool sets none.
+pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a handler that ignored `call.signal` still gets before its call ends without it.
+pub const TOOL_ABORT_GRACE: Duration = Duration::from_secs(5);
+
+/// The run's deadline when `awf run --timeout` is not given.
+pub const DEFAULT_RUN_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+/// How long an answered agent process may take to wrap up before its group is killed.
+pub const ANSWERED_RELEASE_GRACE: Duration = Duration::from_secs(30);
+/// Between SIGTERM and SIGKILL when an agent's process group is stopped.
+pub const KILL_GRACE: Duration = Duration::from_millis(1500);
+/// Bytes of an agent process's stdout and of its stderr kept for the records.
+pub const MAX_AGENT_OUTPUT_BYTES: usize = 256 * 1024;
+
+/// Largest answer (`wfa result`) or tool input, in bytes.
+pub const MAX_PAYLOAD_BYTES: usize = 1024 * 1024;
+/// Largest request line on an agent's socket: a payload escaped inside a JSON string (each `"`,
+/// `\` or newline doubles) plus its envelope.
+pub const MAX_REQUEST_BYTES: usize = 2 * MAX_PAYLOAD_BYTES + 4 * 1024;
+/// Largest response line `wfa` accepts.
+pub const MAX_RESPONSE_BYTES: usize = 2 * 1024 * 1024;
+/// How long a connection may take to send its request line before the server drops it.
+pub const REQUEST_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// Longest `wfa waiting` reason, in bytes.
+pub const MAX_WAITING_REASON_BYTES: usize = 2048;
+
+/// How long each agent CLI lets one shell command run before it backgrounds it, kills it or
+/// hands it back (reference/harnesses.md); `wfa tool` prints this so authors and agents know.
+pub const HARNESS_SHELL_LIMITS: &[(&str, &str)] = &[
+    (
+        "codex",
+        "10 s, then the command is moved to the background (poll it with write_stdin)",
+    ),
+    (
+        "claude",
+        "120 s by default, up to 600 s with the Bash tool's timeout",
+    ),
+    ("gemini", "killed after 300 s without output"),
+    ("opencode", "120 s by default"),
+    ("pi", "no limit unless the model sets one"),
+];

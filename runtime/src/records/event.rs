@@ -1,0 +1,65 @@
+//! The kinds of line in `events.jsonl`, one variant each.
+//!
+//! Every line is a JSON object with `at` (RFC 3339, UTC) and `event` (the kind, kebab-case),
+//! then the variant's fields in camelCase. `awf logs` reads these lines back.
+
+use std::time::SystemTime;
+
+use serde::Serialize;
+
+use super::time::rfc3339;
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "event", rename_all = "kebab-case")]
+pub enum Event {
+    #[serde(rename_all = "camelCase")]
+    RunStarted {
+        run_id: String,
+        workflow: String,
+        file: String,
+        cwd: String,
+        argv: Vec<String>,
+    },
+    Log {
+        message: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        fields: Option<serde_json::Value>,
+    },
+    #[serde(rename_all = "camelCase")]
+    RunEnded {
+        outcome: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
+}
+
+/// The full line for an event at a time, newline included.
+pub fn line(at: SystemTime, event: &Event) -> String {
+    let mut object = serde_json::Map::new();
+    object.insert("at".into(), rfc3339(at).into());
+    if let Ok(serde_json::Value::Object(fields)) = serde_json::to_value(event) {
+        object.extend(fields);
+    }
+    let mut text = serde_json::Value::Object(object).to_string();
+    text.push('\n');
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, UNIX_EPOCH};
+
+    #[test]
+    fn lines_start_with_time_and_kind() {
+        let at = UNIX_EPOCH + Duration::from_secs(1);
+        let text = line(
+            at,
+            &Event::RunEnded {
+                outcome: "completed".into(),
+                reason: None,
+            },
+        );
+        assert_eq!(text, "{\"at\":\"1970-01-01T00:00:01.000Z\",\"event\":\"run-ended\",\"outcome\":\"completed\"}\n");
+    }
+}

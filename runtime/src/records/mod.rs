@@ -1,0 +1,147 @@
+//! The run folder: `<cwd>/.awf/runs/<workflow>/<run-id>/` with `run.json`, `events.jsonl` and
+//! `output.json`.
+//!
+//! JSON files are written whole (temp file, fsync, rename), so a reader never sees half a file;
+//! `events.jsonl` is appended one line per event, and a torn last line is skipped on read
+//! (`reader.rs`). `.awf/runs/.gitignore` keeps the records out of git.
+
+pub mod event;
+pub mod reader;
+pub mod time;
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::SystemTime;
+
+pub use event::Event;
+
+/// Where runs are recorded, under a workflow's cwd.
+pub const RUNS_DIR: &str = ".awf/runs";
+
+/// One run's folder, open for writing.
+#[derive(Debug)]
+pub struct RunDir {
+    path: PathBuf,
+    events: Mutex<File>,
+}
+
+impl RunDir {
+    /// Creates `<cwd>/.awf/runs/<workflow>/<run_id>/` and its events file.
+    pub fn create(cwd: &Path, workflow: &str, run_id: &str) -> io::Result<RunDir> {
+        let runs = cwd.join(RUNS_DIR);
+        fs::create_dir_all(&runs)?;
+        let ignore = runs.join(".gitignore");
+        if !ignore.exists() {
+            write_atomically(&ignore, b"*\n")?;
+        }
+        let path = runs.join(workflow).join(run_id);
+        fs::create_dir_all(&path)?;
+        let events = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path.join("events.jsonl"))?;
+        Ok(RunDir {
+            path,
+            events: Mutex::new(events),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Writes `name` (e.g. `run.json`) whole and durably.
+    pub fn write_json(&self, name: &str, value: &serde_json::Value) -> io::Result<()> {
+        let mut text = serde_json::to_vec_pretty(value).map_err(io::Error::other)?;
+        text.push(b'\n');
+        write_atomically(&self.path.join(name), &text)
+    }
+
+    /// Appends one event line, stamped with the time.
+    pub fn append(&self, event: &Event) -> io::Result<()> {
+        let line = event::line(SystemTime::now(), event);
+        let mut file = self.events.lock().unwrap_or_else(|e| e.into_inner());
+        file.write_all(line.as_bytes())
+    }
+}
+
+/// Temp file beside the target, fsync, rename: the target is either old or whole.
+pub fn write_atomically(target: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = target.parent().unwrap_or(Path::new("."));
+    let name = target
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("file");
+    let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    {
+        let mut file = File::create(&temp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+    }
+    fs::rename(&temp, target).inspect_err(|_| {
+        let _ = fs::remove_file(&temp);
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("awf-records-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn creates_the_folder_the_gitignore_and_whole_files() {
+        let cwd = scratch("create");
+        let run = RunDir::create(&cwd, "hello", "20261129-000000-abcd").unwrap();
+        assert_eq!(run.path(), cwd.join(".awf/runs/hello/20261129-000000-abcd"));
+        assert_eq!(
+            fs::read_to_string(cwd.join(".awf/runs/.gitignore")).unwrap(),
+            "*\n"
+        );
+        run.write_json("run.json", &json!({"a": 1})).unwrap();
+        let text = fs::read_to_string(run.path().join("run.json")).unwrap();
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&text).unwrap(),
+            json!({"a": 1})
+        );
+        let leftovers: Vec<_> = fs::read_dir(run.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(
+            leftovers.len(),
+            2,
+            "only run.json and events.jsonl: {leftovers:?}"
+        );
+        fs::remove_dir_all(cwd).unwrap();
+    }
+
+    #[test]
+    fn appends_one_line_per_event() {
+        let cwd = scratch("append");
+        let run = RunDir::create(&cwd, "hello", "r1").unwrap();
+        run.append(&Event::Log {
+            message: "one".into(),
+            fields: None,
+        })
+        .unwrap();
+        run.append(&Event::Log {
+            message: "two".into(),
+            fields: Some(json!({"n": 2})),
+        })
+        .unwrap();
+        let events = reader::read_events(&run.path().join("events.jsonl")).unwrap();
+        assert_eq!(events.len(), 2);
+        assert_eq!(events[1]["message"], "two");
+        assert_eq!(events[1]["fields"]["n"], 2);
+        fs::remove_dir_all(cwd).unwrap();
+    }
+}

@@ -1,0 +1,177 @@
+//! An agent's input as it arrives, made into a checked value: JSON text from standard input here,
+//! option words in `flags`; and [`InputProblem`], the one list of problems both forms report.
+//!
+//! Each problem displays as one line an agent can act on. The header above them, the refusal
+//! code (`invalid-input`, `invalid-result`) and the exit code are left to `tools` and `channel`.
+
+use serde_json::Value;
+
+use super::{FieldError, Schema};
+
+/// One reason an agent's input was not accepted.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InputProblem {
+    /// The text sent on standard input is not one JSON value.
+    #[error("the input is not valid JSON ({detail}); send exactly one JSON value")]
+    NotJson { detail: String },
+    /// Options were given for an input that is taught as JSON.
+    #[error(
+        "this input is not given as options; send it as one JSON value on standard input \
+         (<<'WF_JSON' ... WF_JSON)"
+    )]
+    TakesJson,
+    /// An option the schema does not name.
+    #[error("{option}: unknown option ({})", accepted_options(.accepted))]
+    UnknownOption {
+        option: String,
+        accepted: Vec<String>,
+    },
+    /// An option given a second time; the first value is kept.
+    #[error("{option}: given more than once; give each option once")]
+    RepeatedOption { option: String },
+    /// An option at the end, or followed by another option, with no value.
+    #[error("{option}: missing value; write {option} '<value>'")]
+    MissingValue { option: String },
+    /// Words that follow no option, most often an unquoted value with spaces.
+    #[error(
+        "unexpected {} {}: each value follows its --option; put a value with spaces in single \
+         quotes",
+        if .words.len() == 1 { "word" } else { "words" },
+        quoted_words(.words)
+    )]
+    StrayWords { words: Vec<String> },
+    /// The value does not fit the schema.
+    #[error("{0}")]
+    Field(FieldError),
+}
+
+impl From<FieldError> for InputProblem {
+    fn from(error: FieldError) -> InputProblem {
+        InputProblem::Field(error)
+    }
+}
+
+fn accepted_options(accepted: &[String]) -> String {
+    match accepted {
+        [] => "this takes no options".to_string(),
+        _ => format!("accepted: {}", accepted.join(", ")),
+    }
+}
+
+fn quoted_words(words: &[String]) -> String {
+    let quoted: Vec<String> = words
+        .iter()
+        .map(|w| Value::from(w.as_str()).to_string())
+        .collect();
+    quoted.join(", ")
+}
+
+/// Parses `text` as one JSON value and checks it against `schema`.
+pub fn parse_json_payload(schema: &Schema, text: &str) -> Result<Value, Vec<InputProblem>> {
+    let value: Value = serde_json::from_str(text).map_err(|error| {
+        let detail = if text.trim().is_empty() {
+            "it is empty".to_string()
+        } else {
+            error.to_string()
+        };
+        vec![InputProblem::NotJson { detail }]
+    })?;
+    let problems = schema.check(&value);
+    if problems.is_empty() {
+        Ok(value)
+    } else {
+        Err(problems.into_iter().map(InputProblem::from).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn lines(result: Result<Value, Vec<InputProblem>>) -> Vec<String> {
+        result
+            .unwrap_err()
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
+    fn labels() -> Schema {
+        Schema::compile(json!({
+            "type": "object",
+            "properties": {
+                "id": {"type": "string"},
+                "labels": {"type": "array", "items": {"type": "string"}}
+            },
+            "required": ["id", "labels"]
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn valid_json_that_fits_is_the_value() {
+        let text = "{\"id\": \"b2\", \"labels\": [\"ops\", \"cron\"]}\n";
+        assert_eq!(
+            parse_json_payload(&labels(), text).unwrap(),
+            json!({"id": "b2", "labels": ["ops", "cron"]})
+        );
+    }
+
+    #[test]
+    fn text_that_is_not_json_says_where_and_what_is_expected() {
+        assert_eq!(
+            lines(parse_json_payload(&labels(), "{\"id\": b2}")),
+            ["the input is not valid JSON (expected value at line 1 column 8); send exactly one JSON value"]
+        );
+        assert_eq!(
+            lines(parse_json_payload(&labels(), "{} {}")),
+            ["the input is not valid JSON (trailing characters at line 1 column 4); send exactly one JSON value"]
+        );
+        assert_eq!(
+            lines(parse_json_payload(&labels(), "\n")),
+            ["the input is not valid JSON (it is empty); send exactly one JSON value"]
+        );
+    }
+
+    #[test]
+    fn json_that_does_not_fit_gives_field_lines() {
+        assert_eq!(
+            lines(parse_json_payload(
+                &labels(),
+                r#"{"id": 2, "labels": ["ops", 3]}"#
+            )),
+            [
+                "value.id: expected text; got 2",
+                "value.labels[1]: expected text; got 3"
+            ]
+        );
+    }
+
+    #[test]
+    fn option_problems_read_as_one_line_each() {
+        let unknown = InputProblem::UnknownOption {
+            option: "--colour".into(),
+            accepted: vec!["--file".into(), "--line".into()],
+        };
+        let none = InputProblem::UnknownOption {
+            option: "--colour".into(),
+            accepted: vec![],
+        };
+        let stray = InputProblem::StrayWords {
+            words: vec!["is".into(), "never".into()],
+        };
+        assert_eq!(
+            unknown.to_string(),
+            "--colour: unknown option (accepted: --file, --line)"
+        );
+        assert_eq!(
+            none.to_string(),
+            "--colour: unknown option (this takes no options)"
+        );
+        assert_eq!(
+            stray.to_string(),
+            r#"unexpected words "is", "never": each value follows its --option; put a value with spaces in single quotes"#
+        );
+    }
+}

@@ -1,0 +1,298 @@
+//! A run of a workflow file: load it, open its records, run it under its deadline, end it.
+//!
+//! `run_file` is what `awf run` does. The JS half (js/runner.ts) imports the file, checks its
+//! default export, calls `prepare` and `run`; this half owns the run's lifecycle: the run folder
+//! and its records, the run's deadline, Ctrl-C and SIGTERM, and the ending (exit.rs) that picks
+//! the exit code. `Run` is the state one run's ops share.
+
+pub mod deadline;
+pub mod exit;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use serde_json::{json, Value};
+use tokio::signal::unix::{signal, SignalKind};
+
+use crate::js::{CallEnd, ConsoleTarget, HostConfig, JsError, JsHost};
+use crate::records::{time, Event, RunDir};
+pub use exit::Ending;
+
+/// How long workflow code may still run after the run's deadline before it is stopped, so that
+/// it can see its turns end `timed-out` and return what it has.
+pub const DEADLINE_GRACE: Duration = Duration::from_secs(5);
+
+/// One run's shared state: its identity, records and deadline.
+#[derive(Debug)]
+pub struct Run {
+    pub id: String,
+    pub workflow: String,
+    pub file: PathBuf,
+    pub cwd: PathBuf,
+    pub started: SystemTime,
+    pub deadline: Instant,
+    pub records: RunDir,
+}
+
+impl Run {
+    /// Creates the run's folder and writes `run.json` and the first event.
+    pub fn open(
+        workflow: &str,
+        file: &Path,
+        cwd: &Path,
+        argv: &[String],
+        timeout: Duration,
+    ) -> std::io::Result<Run> {
+        let started = SystemTime::now();
+        let id = time::new_run_id(started);
+        let records = RunDir::create(cwd, workflow, &id)?;
+        records.write_json(
+            "run.json",
+            &json!({
+                "version": 1,
+                "runId": id,
+                "workflow": workflow,
+                "file": file.display().to_string(),
+                "cwd": cwd.display().to_string(),
+                "argv": argv,
+                "timeoutMs": timeout.as_millis() as u64,
+                "startedAt": time::rfc3339(started),
+            }),
+        )?;
+        records.append(&Event::RunStarted {
+            run_id: id.clone(),
+            workflow: workflow.to_string(),
+            file: file.display().to_string(),
+            cwd: cwd.display().to_string(),
+            argv: argv.to_vec(),
+        })?;
+        Ok(Run {
+            id,
+            workflow: workflow.to_string(),
+            file: file.to_path_buf(),
+            cwd: cwd.to_path_buf(),
+            started,
+            deadline: Instant::now() + timeout,
+            records,
+        })
+    }
+
+    /// `wf.log`: a line on stderr and in the records.
+    pub fn log(&self, message: &str, fields: Option<Value>) {
+        let mut line = message.to_string();
+        if let Some(Value::Object(map)) = &fields {
+            for (key, value) in map {
+                let shown = match value {
+                    Value::String(s) if !s.contains(char::is_whitespace) && !s.is_empty() => {
+                        s.clone()
+                    }
+                    other => other.to_string(),
+                };
+                line.push_str(&format!(" {key}={shown}"));
+            }
+        }
+        eprintln!("{line}");
+        self.record(&Event::Log {
+            message: message.to_string(),
+            fields,
+        });
+    }
+
+    /// Appends an event; a record that cannot be written is reported once on stderr, and the run
+    /// goes on (losing a log line must not fail a workflow).
+    pub fn record(&self, event: &Event) {
+        if let Err(e) = self.records.append(event) {
+            eprintln!(
+                "awf: cannot append to {}: {e}",
+                self.records.path().join("events.jsonl").display()
+            );
+        }
+    }
+}
+
+/// What `awf run` was asked.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    pub file: PathBuf,
+    pub cwd: PathBuf,
+    /// The words after `--`.
+    pub words: Vec<String>,
+    pub timeout: Duration,
+}
+
+/// How a run ended, for the CLI to print.
+#[derive(Debug)]
+pub struct RunReport {
+    pub ending: Ending,
+    /// The workflow's result (completed runs).
+    pub value: Option<Value>,
+    pub error: Option<JsError>,
+    /// output.json's content, when the run got as far as having a folder.
+    pub record: Option<Value>,
+    pub run_dir: Option<PathBuf>,
+}
+
+impl RunReport {
+    fn invalid(error: JsError) -> RunReport {
+        RunReport {
+            ending: Ending::Invalid,
+            value: None,
+            error: Some(error),
+            record: None,
+            run_dir: None,
+        }
+    }
+}
+
+/// Loads and runs a workflow file to its end.
+pub async fn run_file(options: RunOptions) -> RunReport {
+    let file = match std::fs::canonicalize(&options.file) {
+        Ok(f) if f.is_file() => f,
+        _ => {
+            return RunReport::invalid(
+                JsError::message("AwfError", &format!("no workflow file at {}", options.file.display()))
+                    .with_hint("pass the path of a .ts or .js file whose default export is defineWorkflow({ ... })"),
+            )
+        }
+    };
+    let mut argv = vec!["awf".to_string(), file.display().to_string()];
+    argv.extend(options.words.iter().cloned());
+    let config = HostConfig {
+        cwd: options.cwd.clone(),
+        argv,
+        console: ConsoleTarget::Stderr,
+    };
+    let mut host = match JsHost::new(config) {
+        Ok(host) => host,
+        Err(e) => return RunReport::invalid(e),
+    };
+    let meta = match host
+        .call(
+            "awf:runner",
+            "loadWorkflow",
+            json!({ "file": file.display().to_string() }),
+        )
+        .await
+    {
+        CallEnd::Returned(Some(meta)) => meta,
+        CallEnd::Threw(e) => return RunReport::invalid(e),
+        other => {
+            return RunReport::invalid(JsError::internal(&format!(
+                "loading the workflow ended with {other:?}"
+            )))
+        }
+    };
+    let name = meta["name"].as_str().unwrap_or_default().to_string();
+    let run = match Run::open(&name, &file, &options.cwd, &options.words, options.timeout) {
+        Ok(run) => Arc::new(run),
+        Err(e) => {
+            return RunReport {
+                ending: Ending::Failed,
+                value: None,
+                error: Some(JsError::message(
+                    "AwfError",
+                    &format!(
+                        "cannot create the run folder under {}: {e}",
+                        options.cwd.join(crate::records::RUNS_DIR).display()
+                    ),
+                )),
+                record: None,
+                run_dir: None,
+            }
+        }
+    };
+    let handle = host.state().add_run(run.clone());
+    let args = json!({ "run": handle, "argv": options.words, "cwd": options.cwd.display().to_string(), "runId": run.id });
+    let end = drive(&mut host, &run, args).await;
+    finish(&run, end)
+}
+
+/// What stopped a run from outside its own code.
+enum Stop {
+    Deadline,
+    Signal(i32),
+}
+
+async fn drive(host: &mut JsHost, run: &Run, args: Value) -> Result<CallEnd, Stop> {
+    let mut interrupt = signal(SignalKind::interrupt()).ok();
+    let mut terminate = signal(SignalKind::terminate()).ok();
+    let flag = host.interrupt_flag();
+    let stop_at = tokio::time::Instant::from_std(run.deadline + DEADLINE_GRACE);
+    let stop = tokio::select! {
+        end = host.call("awf:runner", "runWorkflow", args) => return Ok(end),
+        _ = tokio::time::sleep_until(stop_at) => Stop::Deadline,
+        _ = recv(&mut interrupt) => Stop::Signal(libc::SIGINT),
+        _ = recv(&mut terminate) => Stop::Signal(libc::SIGTERM),
+    };
+    flag.store(true, std::sync::atomic::Ordering::SeqCst);
+    Err(stop)
+}
+
+async fn recv(signal: &mut Option<tokio::signal::unix::Signal>) {
+    match signal {
+        Some(s) => {
+            s.recv().await;
+        }
+        None => std::future::pending().await,
+    }
+}
+
+fn finish(run: &Run, end: Result<CallEnd, Stop>) -> RunReport {
+    let (ending, value, error) = match end {
+        Ok(CallEnd::Returned(value)) => (Ending::Completed, value, None),
+        Ok(CallEnd::Threw(error)) => (Ending::Failed, None, Some(error)),
+        Ok(CallEnd::Exited(code)) => (Ending::Exited(code), None, None),
+        Ok(CallEnd::Stalled) => (
+            Ending::Failed,
+            None,
+            Some(JsError::message("AwfError", "run() can never finish: it awaits a promise that nothing will settle").with_code("stalled").with_hint("no timer, agent turn or I/O was pending; look for a promise that is never resolved, or an await on something that never happens")),
+        ),
+        Ok(CallEnd::Interrupted) | Err(Stop::Deadline) => (
+            Ending::TimedOut,
+            None,
+            Some(JsError::message("AwfError", "the run's deadline passed before run() returned").with_code("timed-out").with_hint("give the run more time with `awf run --timeout 1h`, or shorten what it waits for")),
+        ),
+        Err(Stop::Signal(sig)) => (Ending::Cancelled(sig), None, None),
+    };
+    let ended = SystemTime::now();
+    let reason = error.as_ref().map(|e| e.headline());
+    let mut record = json!({
+        "version": 1,
+        "runId": run.id,
+        "workflow": { "name": run.workflow, "file": run.file.display().to_string() },
+        "cwd": run.cwd.display().to_string(),
+        "outcome": ending.outcome(),
+        "startedAt": time::rfc3339(run.started),
+        "endedAt": time::rfc3339(ended),
+        "durationMs": ended.duration_since(run.started).map(|d| d.as_millis() as u64).unwrap_or(0),
+        "records": run.records.path().display().to_string(),
+    });
+    if ending == Ending::Completed {
+        record["value"] = value.clone().unwrap_or(Value::Null);
+    }
+    if let Ending::Exited(code) = ending {
+        record["exitCode"] = json!(code);
+    }
+    if let Some(error) = &error {
+        record["reason"] = json!(error.headline());
+        record["error"] = json!({ "name": error.name, "message": error.message, "stack": error.stack, "code": error.code });
+    }
+    if let Err(e) = run.records.write_json("output.json", &record) {
+        eprintln!(
+            "awf: cannot write {}: {e}",
+            run.records.path().join("output.json").display()
+        );
+    }
+    run.record(&Event::RunEnded {
+        outcome: ending.outcome().to_string(),
+        reason,
+    });
+    RunReport {
+        ending,
+        value,
+        error,
+        record: Some(record),
+        run_dir: Some(run.records.path().to_path_buf()),
+    }
+}
