@@ -12,17 +12,18 @@ import { createContext } from "./workflow/context.ts";
 
 let loaded: Workflow<unknown, unknown> | undefined;
 
-export async function loadWorkflow({ file }: { file: string }): Promise<{ name: string; description: string }> {
+/** `file` is absolute; `shown` is how to name it to the user (relative to the cwd). */
+export async function loadWorkflow({ file, shown }: { file: string; shown: string }): Promise<{ name: string; description: string }> {
   const module = await import(file);
   if (!("default" in module)) {
     throw located(
-      new AwfError("invalid-workflow", `${file} has no default export`),
+      new AwfError("invalid-workflow", `${shown} has no default export`),
       "end the file with: export default defineWorkflow({ meta: { name, description }, run })",
     );
   }
   if (!isWorkflow(module.default)) {
     throw located(
-      new AwfError("invalid-workflow", `the default export of ${file} is not a workflow (it is ${describe(module.default)})`),
+      new AwfError("invalid-workflow", `the default export of ${shown} is not a workflow (it is ${describe(module.default)})`),
       "export the value of defineWorkflow({ meta: { name, description }, run }) as default",
     );
   }

@@ -410,8 +410,11 @@ impl JsHost {
     pub async fn call(&mut self, module: &str, export: &str, args: serde_json::Value) -> CallEnd {
         *self.state.settled.borrow_mut() = None;
         let started = self.context.with(|ctx| -> Result<(), JsError> {
+            let mut options = rquickjs::context::EvalOptions::default();
+            options.global = true;
+            options.filename = Some("awf:call".into());
             let start: Function = ctx
-                .eval(START_CALL)
+                .eval_with_options(START_CALL, options)
                 .catch(&ctx)
                 .map_err(|e| JsError::from_caught(&ctx, e))?;
             let settle = settle_function(&ctx, self.state.clone())

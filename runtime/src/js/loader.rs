@@ -311,6 +311,10 @@ pub fn throw_located<'js>(
     let build = || -> rquickjs::Result<Value<'js>> {
         let ctor: rquickjs::Function = ctx.globals().get(class)?;
         let error: Object = ctor.call((message,))?;
+        if class == "Error" {
+            // awf's own errors print without a class name (see `JsError::headline`).
+            error.set("name", "AwfError")?;
+        }
         error.set("code", code)?;
         if let Some((file, line, col)) = location {
             let at = Object::new(ctx.clone())?;
