@@ -18,7 +18,7 @@ use rquickjs::module::Declared;
 use rquickjs::{Ctx, Exception, Module, Object, Value};
 
 use super::builtins;
-use super::host::HostState;
+use super::engine::HostState;
 use super::ops::OpsModule;
 use super::transpile::{transpile, ImportSite, SourceKind};
 

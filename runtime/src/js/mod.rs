@@ -8,6 +8,7 @@
 
 mod builtins;
 mod convert;
+mod engine;
 mod errors;
 mod host;
 mod loader;
@@ -15,8 +16,8 @@ mod ops;
 mod source_map;
 mod transpile;
 
-pub use errors::{JsError, Location};
-pub use host::{
+pub use engine::{
     CallEnd, ConsoleTarget, HostConfig, HostState, JsFailure, JsHost, JsReply, JsRequester,
 };
+pub use errors::{JsError, Location};
 pub use ops::{OpError, OpFuture, OpResult, OpValue};

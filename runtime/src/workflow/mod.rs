@@ -167,7 +167,11 @@ pub async fn run_file(options: RunOptions) -> RunReport {
         Ok(host) => host,
         Err(e) => return RunReport::invalid(e),
     };
-    let shown = file.strip_prefix(&options.cwd).unwrap_or(&file).display().to_string();
+    let shown = file
+        .strip_prefix(&options.cwd)
+        .unwrap_or(&file)
+        .display()
+        .to_string();
     let load = json!({ "file": file.display().to_string(), "shown": shown });
     let meta = match host.call("awf:runner", "loadWorkflow", load).await {
         CallEnd::Returned(Some(meta)) => meta,

@@ -17,7 +17,7 @@ use rquickjs::function::Rest;
 use rquickjs::module::{Declarations, Exports, ModuleDef};
 use rquickjs::{Ctx, Function, Value};
 
-use super::host::HostState;
+use super::engine::HostState;
 
 /// What an async op resolves with.
 pub enum OpValue {
@@ -67,7 +67,11 @@ pub struct OpDecl {
 
 /// Every op, from every concern.
 fn all() -> impl Iterator<Item = &'static OpDecl> {
-    core::OPS.iter().chain(schema::OPS).chain(workflow::OPS)
+    core::OPS
+        .iter()
+        .chain(super::host::ops())
+        .chain(schema::OPS)
+        .chain(workflow::OPS)
 }
 
 pub fn find_async(name: &str) -> Option<AsyncOp> {
@@ -111,6 +115,19 @@ pub fn arg<'js>(ctx: &Ctx<'js>, args: &Rest<Value<'js>>, i: usize) -> Value<'js>
         .get(i)
         .cloned()
         .unwrap_or_else(|| Value::new_undefined(ctx.clone()))
+}
+
+/// A number argument; anything else reads as 0.
+pub fn number(value: &Value<'_>) -> f64 {
+    value.as_number().unwrap_or(0.0)
+}
+
+/// A string argument, or a TypeError naming `what`.
+pub fn string<'js>(ctx: &Ctx<'js>, value: &Value<'js>, what: &str) -> rquickjs::Result<String> {
+    value
+        .as_string()
+        .and_then(|s| s.to_string().ok())
+        .ok_or_else(|| type_error(ctx, &format!("{what} must be a string")))
 }
 
 /// Throws a TypeError from a sync op.

@@ -8,7 +8,7 @@ use rquickjs::{Ctx, IntoJs, Value};
 
 use super::{arg, type_error, Op, OpDecl};
 use crate::js::convert;
-use crate::js::host::HostState;
+use crate::js::engine::HostState;
 use crate::schema::Schema;
 
 pub const OPS: &[OpDecl] = &[

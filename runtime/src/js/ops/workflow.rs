@@ -7,7 +7,7 @@ use rquickjs::{Ctx, Value};
 
 use super::{arg, type_error, Op, OpDecl};
 use crate::js::convert;
-use crate::js::host::HostState;
+use crate::js::engine::HostState;
 use crate::workflow::Run;
 
 pub const OPS: &[OpDecl] = &[
