@@ -39,3 +39,7 @@ declare module "awf:ops" {
   export function run_info(run: number): unknown;
   export function run_log(run: number, message: string, fields?: Record<string, unknown>): void;
 }
+
+declare module "awf:ops" {
+  export function agent_open(run: number, spec: unknown): unknown;
+}

@@ -44,6 +44,11 @@ pub struct RunArgs {
     #[arg(long, value_name = "DURATION", default_value = "30m")]
     pub timeout: String,
 
+    /// Run agents that ask for runtime NAME with COMMAND instead (an executable and its
+    /// arguments, split on spaces), e.g. --runtime codex=./agents/fake-codex.sh
+    #[arg(long = "runtime", value_name = "NAME=COMMAND")]
+    pub runtimes: Vec<String>,
+
     /// Words after `--` go to the workflow's prepare({ argv })
     #[arg(last = true, value_name = "WORDS")]
     pub words: Vec<String>,

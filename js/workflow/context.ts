@@ -1,6 +1,7 @@
 // The `wf` object a workflow's run() receives: the run's facts, its log and its agents.
 
 import * as ops from "awf:ops";
+import { createAgents, type AgentDirectory } from "./agents.ts";
 
 export interface WorkflowContext {
   readonly runId: string;
@@ -10,6 +11,8 @@ export interface WorkflowContext {
   readonly deadline: number;
   /** A line on stderr and in the run's records; `fields` is a JSON object shown after it. */
   log(message: string, fields?: Record<string, unknown>): void;
+  /** Opens agents and gives them turns. */
+  readonly agents: AgentDirectory;
 }
 
 export function createContext(run: number): WorkflowContext {
@@ -22,5 +25,6 @@ export function createContext(run: number): WorkflowContext {
     log(message: string, fields?: Record<string, unknown>): void {
       ops.run_log(run, message, fields);
     },
+    agents: createAgents(run),
   });
 }

@@ -11,7 +11,10 @@
 //! - `records`: the run folder, events.jsonl, output.json, `awf logs`.
 //! - `testing`: `awf test`.
 
+pub mod agents;
 pub mod channel;
+pub mod env;
+pub mod harness;
 pub mod js;
 pub mod limits;
 pub mod records;

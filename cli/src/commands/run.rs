@@ -3,6 +3,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+use awf_runtime::harness::RuntimeOverrides;
 use awf_runtime::workflow::{self, deadline::parse_duration, Ending, RunOptions};
 
 use crate::args::RunArgs;
@@ -16,11 +17,16 @@ pub fn run(args: RunArgs) -> i32 {
         Ok(t) => t,
         Err(message) => return usage_error(&format!("--timeout: {message}")),
     };
+    let overrides = match runtime_overrides(&args.runtimes) {
+        Ok(o) => o,
+        Err(message) => return usage_error(&message),
+    };
     let options = RunOptions {
         file: args.file,
         cwd: cwd.clone(),
         words: args.words,
         timeout,
+        overrides,
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -37,6 +43,26 @@ pub fn run(args: RunArgs) -> i32 {
     // Agent processes and their pumps live on the runtime; do not wait for stragglers.
     runtime.shutdown_background();
     report.ending.exit_code()
+}
+
+/// `--runtime NAME=COMMAND` flags, the command split on whitespace.
+fn runtime_overrides(flags: &[String]) -> Result<RuntimeOverrides, String> {
+    let mut overrides = RuntimeOverrides::default();
+    for flag in flags {
+        let Some((name, command)) = flag.split_once('=') else {
+            return Err(format!(
+                "--runtime {flag}: expected NAME=COMMAND, e.g. --runtime codex=./fake-codex.sh"
+            ));
+        };
+        let argv: Vec<String> = command.split_whitespace().map(str::to_string).collect();
+        if name.is_empty() || argv.is_empty() {
+            return Err(format!(
+                "--runtime {flag}: both the name and the command are needed"
+            ));
+        }
+        overrides.by_name.insert(name.to_string(), argv);
+    }
+    Ok(overrides)
 }
 
 fn resolve_cwd(cwd: Option<PathBuf>) -> Result<PathBuf, String> {

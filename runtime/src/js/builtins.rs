@@ -29,6 +29,7 @@ const SOURCES: &[(&str, &str)] = builtins![
     "host/stack",
     "host/timers",
     "agentswf/workflow",
+    "workflow/agents",
     "workflow/context",
     "typebox",
 ];

@@ -26,6 +26,63 @@ pub enum Event {
         fields: Option<serde_json::Value>,
     },
     #[serde(rename_all = "camelCase")]
+    AgentOpened {
+        agent: String,
+        runtime: serde_json::Value,
+        cwd: String,
+        launcher: String,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        tools: Vec<String>,
+    },
+    #[serde(rename_all = "camelCase")]
+    TurnStarted {
+        agent: String,
+        turn: String,
+        n: u32,
+        /// The prompt as the agent received it.
+        prompt: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        schema: Option<serde_json::Value>,
+        deadline: String,
+    },
+    #[serde(rename_all = "camelCase")]
+    AnswerSubmitted {
+        agent: String,
+        turn: String,
+        accepted: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        value: Option<serde_json::Value>,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        problems: Vec<String>,
+    },
+    #[serde(rename_all = "camelCase")]
+    Waiting {
+        agent: String,
+        turn: String,
+        reason: String,
+    },
+    #[serde(rename_all = "camelCase")]
+    CheckIn {
+        agent: String,
+        turn: String,
+        /// Why the agent is checked in on: how its run of the turn ended.
+        after: String,
+    },
+    #[serde(rename_all = "camelCase")]
+    TurnSettled {
+        agent: String,
+        turn: String,
+        outcome: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        detail: Option<String>,
+        duration_ms: u64,
+        /// Files in the run folder with each agent process's output.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        output: Vec<String>,
+    },
+    #[serde(rename_all = "camelCase")]
+    AgentClosed { agent: String },
+    #[serde(rename_all = "camelCase")]
     RunEnded {
         outcome: String,
         #[serde(skip_serializing_if = "Option::is_none")]

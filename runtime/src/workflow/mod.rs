@@ -15,6 +15,8 @@ use std::time::{Duration, Instant, SystemTime};
 use serde_json::{json, Value};
 use tokio::signal::unix::{signal, SignalKind};
 
+use crate::agents::{Agents, RunLink};
+use crate::harness::RuntimeOverrides;
 use crate::js::{CallEnd, ConsoleTarget, HostConfig, JsError, JsHost};
 use crate::records::{time, Event, RunDir};
 pub use exit::Ending;
@@ -23,8 +25,7 @@ pub use exit::Ending;
 /// it can see its turns end `timed-out` and return what it has.
 pub const DEADLINE_GRACE: Duration = Duration::from_secs(5);
 
-/// One run's shared state: its identity, records and deadline.
-#[derive(Debug)]
+/// One run's shared state: its identity, records, deadline and agents.
 pub struct Run {
     pub id: String,
     pub workflow: String,
@@ -32,7 +33,9 @@ pub struct Run {
     pub cwd: PathBuf,
     pub started: SystemTime,
     pub deadline: Instant,
-    pub records: RunDir,
+    pub records: Arc<RunDir>,
+    pub agents: Agents,
+    cancel: tokio::sync::watch::Sender<bool>,
 }
 
 impl Run {
@@ -43,6 +46,7 @@ impl Run {
         cwd: &Path,
         argv: &[String],
         timeout: Duration,
+        overrides: RuntimeOverrides,
     ) -> std::io::Result<Run> {
         let started = SystemTime::now();
         let id = time::new_run_id(started);
@@ -67,15 +71,32 @@ impl Run {
             cwd: cwd.display().to_string(),
             argv: argv.to_vec(),
         })?;
+        let records = Arc::new(records);
+        let deadline = Instant::now() + timeout;
+        let (cancel, cancelled) = tokio::sync::watch::channel(false);
+        let agents = Agents::new(RunLink {
+            records: records.clone(),
+            cwd: cwd.to_path_buf(),
+            deadline,
+            cancelled,
+            overrides,
+        });
         Ok(Run {
             id,
             workflow: workflow.to_string(),
             file: file.to_path_buf(),
             cwd: cwd.to_path_buf(),
             started,
-            deadline: Instant::now() + timeout,
+            deadline,
             records,
+            agents,
+            cancel,
         })
+    }
+
+    /// Cancels every turn of the run: queued ones and running ones end `cancelled`.
+    pub fn cancel(&self) {
+        self.cancel.send_replace(true);
     }
 
     /// `wf.log`: a line on stderr and in the records.
@@ -119,6 +140,8 @@ pub struct RunOptions {
     /// The words after `--`.
     pub words: Vec<String>,
     pub timeout: Duration,
+    /// Runtime names mapped to commands for this run (`--runtime NAME=COMMAND`).
+    pub overrides: RuntimeOverrides,
 }
 
 /// How a run ended, for the CLI to print.
@@ -183,7 +206,14 @@ pub async fn run_file(options: RunOptions) -> RunReport {
         }
     };
     let name = meta["name"].as_str().unwrap_or_default().to_string();
-    let run = match Run::open(&name, &file, &options.cwd, &options.words, options.timeout) {
+    let run = match Run::open(
+        &name,
+        &file,
+        &options.cwd,
+        &options.words,
+        options.timeout,
+        options.overrides.clone(),
+    ) {
         Ok(run) => Arc::new(run),
         Err(e) => {
             return RunReport {
@@ -203,7 +233,16 @@ pub async fn run_file(options: RunOptions) -> RunReport {
     };
     let handle = host.state().add_run(run.clone());
     let args = json!({ "run": handle, "argv": options.words, "cwd": options.cwd.display().to_string(), "runId": run.id });
-    let end = drive(&mut host, &run, args).await;
+    let mut signals = Signals::listen();
+    let end = drive(&mut host, &run, args, &mut signals).await;
+    // Turns the workflow left running end now; their agents' groups are killed.
+    run.cancel();
+    tokio::select! {
+        _ = run.agents.settled() => {}
+        sig = signals.next() => exit_at_once(sig),
+    }
+    run.agents.shut_down();
+    drop(host);
     finish(&run, end)
 }
 
@@ -213,19 +252,26 @@ enum Stop {
     Signal(i32),
 }
 
-async fn drive(host: &mut JsHost, run: &Run, args: Value) -> Result<CallEnd, Stop> {
-    let mut interrupt = signal(SignalKind::interrupt()).ok();
-    let mut terminate = signal(SignalKind::terminate()).ok();
-    let flag = host.interrupt_flag();
-    let stop_at = tokio::time::Instant::from_std(run.deadline + DEADLINE_GRACE);
-    let stop = tokio::select! {
-        end = host.call("awf:runner", "runWorkflow", args) => return Ok(end),
-        _ = tokio::time::sleep_until(stop_at) => Stop::Deadline,
-        _ = recv(&mut interrupt) => Stop::Signal(libc::SIGINT),
-        _ = recv(&mut terminate) => Stop::Signal(libc::SIGTERM),
-    };
-    flag.store(true, std::sync::atomic::Ordering::SeqCst);
-    Err(stop)
+/// SIGINT and SIGTERM, as they arrive.
+struct Signals {
+    interrupt: Option<tokio::signal::unix::Signal>,
+    terminate: Option<tokio::signal::unix::Signal>,
+}
+
+impl Signals {
+    fn listen() -> Signals {
+        Signals {
+            interrupt: signal(SignalKind::interrupt()).ok(),
+            terminate: signal(SignalKind::terminate()).ok(),
+        }
+    }
+
+    async fn next(&mut self) -> i32 {
+        tokio::select! {
+            _ = recv(&mut self.interrupt) => libc::SIGINT,
+            _ = recv(&mut self.terminate) => libc::SIGTERM,
+        }
+    }
 }
 
 async fn recv(signal: &mut Option<tokio::signal::unix::Signal>) {
@@ -235,6 +281,31 @@ async fn recv(signal: &mut Option<tokio::signal::unix::Signal>) {
         }
         None => std::future::pending().await,
     }
+}
+
+/// A second Ctrl-C: kill every agent group and exit now, without records.
+fn exit_at_once(signal: i32) -> ! {
+    crate::harness::process::kill_all_now();
+    eprintln!("awf: stopped at once; the run's records may be incomplete");
+    std::process::exit(128 + signal)
+}
+
+async fn drive(
+    host: &mut JsHost,
+    run: &Run,
+    args: Value,
+    signals: &mut Signals,
+) -> Result<CallEnd, Stop> {
+    let flag = host.interrupt_flag();
+    let stop_at = tokio::time::Instant::from_std(run.deadline + DEADLINE_GRACE);
+    let stop = tokio::select! {
+        end = host.call("awf:runner", "runWorkflow", args) => return Ok(end),
+        _ = tokio::time::sleep_until(stop_at) => Stop::Deadline,
+        sig = signals.next() => Stop::Signal(sig),
+    };
+    // Stop running workflow code: the run is over.
+    flag.store(true, std::sync::atomic::Ordering::SeqCst);
+    Err(stop)
 }
 
 fn finish(run: &Run, end: Result<CallEnd, Stop>) -> RunReport {

@@ -5,6 +5,7 @@
 //! runs on tokio; its `OpValue` or `OpError` settles the JS promise `awf:core` made for it. Each
 //! concern's ops live in their own file here and only convert values and call the concern.
 
+mod agents;
 mod core;
 mod schema;
 mod workflow;
@@ -70,6 +71,7 @@ fn all() -> impl Iterator<Item = &'static OpDecl> {
     core::OPS
         .iter()
         .chain(super::host::ops())
+        .chain(agents::OPS)
         .chain(schema::OPS)
         .chain(workflow::OPS)
 }

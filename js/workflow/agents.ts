@@ -1,0 +1,101 @@
+// wf.agents and the agents it opens: the JS face of runtime/src/agents.
+//
+// `open` resolves to the same Agent object for the same key and spec. `agent.run` resolves to
+// `{ outcome }` however the turn ends, and rejects only for programming errors (a blank prompt,
+// a bad schema or timeout, a closed agent); operations on one agent queue in call order on the
+// Rust side. `id` makes a turn idempotent: the same id with the same spec gives the same promise.
+
+import * as ops from "awf:ops";
+import { AwfError, opAsync } from "../core.ts";
+import { isTyped, type Typed } from "../agentswf/workflow.ts";
+
+export type TurnOutcome<T> =
+  | { kind: "answered"; answered: true; value: T }
+  | {
+      kind: "unanswered" | "blocked" | "timed-out" | "failed" | "cancelled";
+      answered: false;
+      reason: "unanswered" | "blocked" | "timed-out" | "failed" | "cancelled";
+      detail: string;
+    };
+
+export interface TurnSpec<T> {
+  prompt: string;
+  /** A `typed()` value or a JSON Schema; without one the answer is text. */
+  schema?: Typed<T> | object;
+  /** `"30s"`, `"20m"`, `"1h"`, `"1500ms"` or milliseconds; the run's deadline always bounds it. */
+  timeout?: string | number;
+  /** Idempotency key for this agent: the same id and spec give the same turn. */
+  id?: string;
+}
+
+export interface AgentOpenSpec {
+  key: string;
+  runtime: string | { command: string[] };
+  instructions?: string;
+  cwd?: string;
+  env?: Record<string, string>;
+  tools?: Record<string, unknown>;
+}
+
+export class Agent {
+  readonly key: string;
+  /** The absolute path of this agent's `wfa` launcher. */
+  readonly launcher: string;
+  readonly #run: number;
+  readonly #turns = new Map<string, { spec: string; result: Promise<{ outcome: TurnOutcome<unknown> }> }>();
+
+  constructor(run: number, key: string, launcher: string) {
+    this.#run = run;
+    this.key = key;
+    this.launcher = launcher;
+  }
+
+  /** Gives the agent a turn; resolves with its outcome, however it ends. */
+  run<T = string>(spec: TurnSpec<T>): Promise<{ outcome: TurnOutcome<T> }> {
+    if (typeof spec !== "object" || spec === null) {
+      return Promise.reject(new TypeError(`agent "${this.key}": run(spec) takes an object with a prompt`));
+    }
+    const schema = spec.schema === undefined ? null : isTyped(spec.schema) ? spec.schema.schema : spec.schema;
+    const request = { run: this.#run, agent: this.key, prompt: spec.prompt, schema, timeout: spec.timeout ?? null };
+    if (spec.id === undefined) return this.#start(request) as Promise<{ outcome: TurnOutcome<T> }>;
+    const key = JSON.stringify([spec.prompt, schema, spec.timeout ?? null]);
+    const earlier = this.#turns.get(spec.id);
+    if (earlier) {
+      if (earlier.spec !== key) {
+        return Promise.reject(new AwfError("turn-id-reused", `agent "${this.key}": turn id "${spec.id}" was used before with a different spec`));
+      }
+      return earlier.result as Promise<{ outcome: TurnOutcome<T> }>;
+    }
+    const result = this.#start(request);
+    this.#turns.set(spec.id, { spec: key, result });
+    return result as Promise<{ outcome: TurnOutcome<T> }>;
+  }
+
+  async #start(request: object): Promise<{ outcome: TurnOutcome<unknown> }> {
+    const outcome = await opAsync<TurnOutcome<unknown>>("agent_run", request);
+    return { outcome };
+  }
+
+  /** Ends the agent once its queued turns are done; later turns reject. */
+  close(): Promise<void> {
+    return opAsync<void>("agent_close", { run: this.#run, agent: this.key });
+  }
+}
+
+export interface AgentDirectory {
+  open(spec: AgentOpenSpec): Promise<Agent>;
+}
+
+export function createAgents(run: number): AgentDirectory {
+  const open = new Map<string, Agent>();
+  return Object.freeze({
+    async open(spec: AgentOpenSpec): Promise<Agent> {
+      const opened = ops.agent_open(run, spec) as { key: string; launcher: string };
+      const existing = open.get(opened.key);
+      if (existing) return existing;
+      const agent = new Agent(run, opened.key, opened.launcher);
+      open.set(opened.key, agent);
+      return agent;
+    },
+  });
+}
