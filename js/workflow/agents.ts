@@ -8,6 +8,7 @@
 import * as ops from "awf:ops";
 import { AwfError, opAsync } from "../core.ts";
 import { isTyped, type Typed } from "../agentswf/workflow.ts";
+import { registerHandlers, toolSpecs } from "./tools.ts";
 
 export type TurnOutcome<T> =
   | { kind: "answered"; answered: true; value: T }
@@ -86,11 +87,16 @@ export interface AgentDirectory {
   open(spec: AgentOpenSpec): Promise<Agent>;
 }
 
-export function createAgents(run: number): AgentDirectory {
+export function createAgents(run: number, runId: string): AgentDirectory {
   const open = new Map<string, Agent>();
   return Object.freeze({
     async open(spec: AgentOpenSpec): Promise<Agent> {
-      const opened = ops.agent_open(run, spec) as { key: string; launcher: string };
+      if (typeof spec !== "object" || spec === null) {
+        throw new TypeError("wf.agents.open(spec): spec must be an object with key and runtime");
+      }
+      const tools = toolSpecs(String(spec.key), spec.tools);
+      const opened = ops.agent_open(run, { ...spec, tools }) as { key: string; launcher: string };
+      registerHandlers(runId, opened.key, spec.tools as Record<string, unknown> | undefined);
       const existing = open.get(opened.key);
       if (existing) return existing;
       const agent = new Agent(run, opened.key, opened.launcher);

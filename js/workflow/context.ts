@@ -25,6 +25,6 @@ export function createContext(run: number): WorkflowContext {
     log(message: string, fields?: Record<string, unknown>): void {
       ops.run_log(run, message, fields);
     },
-    agents: createAgents(run),
+    agents: createAgents(run, info.runId),
   });
 }

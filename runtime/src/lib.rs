@@ -19,4 +19,5 @@ pub mod js;
 pub mod limits;
 pub mod records;
 pub mod schema;
+pub mod tools;
 pub mod workflow;

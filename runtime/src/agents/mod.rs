@@ -26,14 +26,20 @@ use crate::channel::server::{AgentSocket, ChannelHandler, HandlerFuture};
 use crate::channel::wire::{Request, Response};
 use crate::channel::{launcher, ControlDir};
 use crate::harness::{self, Runtime, RuntimeOverrides};
+use crate::js::JsRequester;
 use crate::records::{time, Event, RunDir};
 use crate::schema::Schema;
+use crate::tools::{dispatch, ToolSet};
 use crate::workflow::deadline::{format_duration, parse_duration};
 pub use outcome::Outcome;
 use queue::TurnQueue;
 
 /// What every agent of a run shares with the run.
 pub struct RunLink {
+    /// The run's id; tool handlers are found by it in JS.
+    pub run_id: String,
+    /// Asks the run's JS to call tool handlers.
+    pub js: JsRequester,
     pub records: Arc<RunDir>,
     pub cwd: PathBuf,
     pub deadline: Instant,
@@ -69,6 +75,8 @@ pub struct AgentSpec {
     pub instructions: Option<String>,
     pub cwd: Option<String>,
     pub env: Vec<(String, String)>,
+    /// `None` when the spec left tools out (a reopen then keeps what the agent has).
+    pub tools: Option<ToolSet>,
 }
 
 impl AgentSpec {
@@ -125,7 +133,14 @@ impl AgentSpec {
                 ))
             }
         };
+        let tools = match object.get("tools") {
+            None | Some(Value::Null) => None,
+            Some(tools) => {
+                Some(ToolSet::from_json(tools).map_err(|e| format!("agent \"{key}\": {e}"))?)
+            }
+        };
         Ok(AgentSpec {
+            tools,
             instructions: text("instructions")?,
             cwd: text("cwd")?,
             key,
@@ -238,8 +253,10 @@ impl Agents {
             .map_err(|e| format!("cannot create a folder for agent \"{}\": {e}", spec.key))?;
         let launcher = launcher::write(&dir, &wfa, &dir.join("s.sock"))
             .map_err(|e| format!("cannot write the launcher of agent \"{}\": {e}", spec.key))?;
+        let tools = spec.tools.clone().unwrap_or_default();
         let agent = Arc::new(Agent {
             key: spec.key.clone(),
+            tools,
             session: format!(
                 "{}-{}",
                 spec.key,
@@ -269,7 +286,7 @@ impl Agents {
             runtime: agent.runtime.describe(),
             cwd: agent.cwd.display().to_string(),
             launcher: agent.launcher.display().to_string(),
-            tools: Vec::new(),
+            tools: agent.tools.names(),
         });
         Ok(agent)
     }
@@ -318,6 +335,8 @@ fn compact(value: &Value) -> String {
 /// An open agent.
 pub struct Agent {
     pub key: String,
+    /// Fixed at open: a reopen must give the same names, descriptions and schemas.
+    pub tools: ToolSet,
     spec: AgentSpec,
     pub runtime: Runtime,
     pub cwd: PathBuf,
@@ -338,6 +357,38 @@ struct AgentState {
     /// `close()` was called: no new operation is accepted.
     closing: bool,
     closed: bool,
+    /// The tool call running now, if any: an agent makes one call at a time.
+    call: Option<RunningCall>,
+    calls_made: u64,
+}
+
+/// A tool call in flight.
+struct RunningCall {
+    id: String,
+    tool: String,
+    input: Value,
+    started: Instant,
+    done: watch::Receiver<Option<Response>>,
+}
+
+/// What `begin_call` decided.
+pub enum CallStart {
+    Run(CallSlot),
+    /// The same call is running: wait for its answer.
+    Join(String, watch::Receiver<Option<Response>>),
+    Busy(String),
+    NotInTurn(String),
+}
+
+/// A call that may run: its id, its turn, and what ends it early.
+pub struct CallSlot {
+    pub id: String,
+    pub tool: String,
+    pub turn: String,
+    pub turn_deadline: Instant,
+    /// Notified when the turn ends while the call runs.
+    pub turn_over: Arc<Notify>,
+    finish: Arc<watch::Sender<Option<Response>>>,
 }
 
 /// The turn an agent works on.
@@ -347,6 +398,8 @@ struct OpenTurn {
     deadline: Instant,
     accepted: Option<Value>,
     answered: Arc<Notify>,
+    /// Wakes a running tool call when the turn ends.
+    over: Arc<Notify>,
 }
 
 impl Agent {
@@ -395,6 +448,7 @@ impl Agent {
             deadline,
             accepted: None,
             answered: answered.clone(),
+            over: Arc::new(Notify::new()),
         });
         (state.turns_taken, answered)
     }
@@ -409,9 +463,87 @@ impl Agent {
     fn close_turn(&self, id: &str) {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         if state.open.as_ref().is_some_and(|t| t.id == id) {
-            state.open = None;
+            if let Some(open) = state.open.take() {
+                open.over.notify_waiters();
+            }
         }
         state.over.insert(id.to_string());
+    }
+
+    /// Whether a tool call of this agent is running: the agent waits for a handler, so giving
+    /// it work now would wait for that handler too.
+    pub fn tool_call_running(&self) -> Option<String> {
+        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.call.as_ref().map(|c| c.tool.clone())
+    }
+
+    /// Starts, joins or refuses a tool call.
+    pub fn begin_call(&self, tool: &str, input: &Value) -> CallStart {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(running) = &state.call {
+            if running.tool == tool && running.input == *input {
+                return CallStart::Join(running.id.clone(), running.done.clone());
+            }
+            return CallStart::Busy(format!(
+                "{} is still running (called {} ago); you make one call at a time",
+                running.tool,
+                format_duration(std::time::Duration::from_millis(
+                    running.started.elapsed().as_millis() as u64
+                ))
+            ));
+        }
+        let Some(open) = state.open.as_ref().filter(|t| t.accepted.is_none()) else {
+            let why = match &state.open {
+                Some(open) => format!(
+                    "turn {} is answered; a tool is callable only while you work on a turn",
+                    open.id
+                ),
+                None => "you have no open turn; a tool is callable only while you work on a turn"
+                    .to_string(),
+            };
+            return CallStart::NotInTurn(why);
+        };
+        let (turn, turn_deadline, turn_over) = (open.id.clone(), open.deadline, open.over.clone());
+        state.calls_made += 1;
+        let id = format!("{}-c{}", turn, state.calls_made);
+        let (finish, done) = watch::channel(None);
+        let finish = Arc::new(finish);
+        state.call = Some(RunningCall {
+            id: id.clone(),
+            tool: tool.to_string(),
+            input: input.clone(),
+            started: Instant::now(),
+            done,
+        });
+        CallStart::Run(CallSlot {
+            id,
+            tool: tool.to_string(),
+            turn,
+            turn_deadline,
+            turn_over,
+            finish,
+        })
+    }
+
+    /// Ends a call: joiners get `response`, and the agent may call again.
+    pub fn end_call(&self, slot: &CallSlot, response: Response) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if state.call.as_ref().is_some_and(|c| c.id == slot.id) {
+            state.call = None;
+        }
+        drop(state);
+        slot.finish.send_replace(Some(response));
+    }
+
+    /// `busy` while a tool call runs: the agent cannot answer or ask for time meanwhile.
+    fn refuse_while_calling(&self) -> Option<Response> {
+        let tool = self.tool_call_running()?;
+        Some(refused(
+            Code::Busy,
+            &format!("{tool} is still running; answer once it has answered"),
+            vec![],
+            Some("wait for the tool's answer, then send your answer again"),
+        ))
     }
 
     fn submit_answer(&self, turn: &str, args: &[String], stdin: Option<&str>) -> Response {
@@ -502,12 +634,6 @@ impl Agent {
             ),
         }
     }
-
-    fn list_tools(&self) -> Response {
-        Response::Ok {
-            stdout: format!("agent \"{}\" has no tools.\n", self.key),
-        }
-    }
 }
 
 /// The refusal for an answer to a turn that is not this agent's open one.
@@ -566,21 +692,20 @@ impl ChannelHandler for AgentChannel {
                 return refused(Code::ClosedTurn, "this agent is closed", vec![], None);
             };
             match request {
-                Request::Result { turn, args, stdin } => {
-                    agent.submit_answer(&turn, &args, stdin.as_deref())
-                }
+                Request::Result { turn, args, stdin } => agent
+                    .refuse_while_calling()
+                    .unwrap_or_else(|| agent.submit_answer(&turn, &args, stdin.as_deref())),
                 Request::Waiting {
                     turn,
                     reason,
                     timeout,
-                } => agent.waiting(&turn, &reason, timeout.as_deref()),
-                Request::Tools {} => agent.list_tools(),
-                Request::Tool { name, .. } => refused(
-                    Code::UnknownTool,
-                    &format!("you have no tool \"{name}\""),
-                    vec![],
-                    Some("`wfa tool` alone lists your tools"),
-                ),
+                } => agent
+                    .refuse_while_calling()
+                    .unwrap_or_else(|| agent.waiting(&turn, &reason, timeout.as_deref())),
+                Request::Tools {} => dispatch::listing(&agent),
+                Request::Tool { name, args, stdin } => {
+                    dispatch::call(agent, name, args, stdin).await
+                }
             }
         })
     }

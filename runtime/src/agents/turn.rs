@@ -56,6 +56,7 @@ pub async fn run(agent: Arc<Agent>, mut request: TurnRequest) -> Outcome {
     }
     let (n, answered) = agent.open_turn(&request.id, request.schema.clone(), request.deadline);
     let launcher = agent.launcher.display().to_string();
+    let tools = agent.tools.teaching();
     let text = TurnText {
         instructions: if n == 1 {
             agent.spec.instructions.as_deref()
@@ -66,7 +67,7 @@ pub async fn run(agent: Arc<Agent>, mut request: TurnRequest) -> Outcome {
         launcher: &launcher,
         turn: &request.id,
         schema: request.schema.as_ref(),
-        tools: &[],
+        tools: &tools,
     };
     let first_prompt = prompt::compose(&text);
     agent.record(&Event::TurnStarted {

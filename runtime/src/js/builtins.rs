@@ -22,8 +22,10 @@ const SOURCES: &[(&str, &str)] = builtins![
     "bootstrap",
     "core",
     "runner",
+    "host/abort",
     "host/clone",
     "host/console",
+    "host/event_target",
     "host/inspect",
     "host/process",
     "host/stack",
@@ -31,6 +33,7 @@ const SOURCES: &[(&str, &str)] = builtins![
     "agentswf/workflow",
     "workflow/agents",
     "workflow/context",
+    "workflow/tools",
     "typebox",
 ];
 

@@ -81,6 +81,44 @@ pub enum Event {
         output: Vec<String>,
     },
     #[serde(rename_all = "camelCase")]
+    ToolCalled {
+        agent: String,
+        turn: String,
+        tool: String,
+        call: String,
+        input: serde_json::Value,
+    },
+    /// The same call again while it ran: the agent got the running call's answer.
+    #[serde(rename_all = "camelCase")]
+    ToolJoined {
+        agent: String,
+        tool: String,
+        call: String,
+    },
+    /// A call refused before its handler ran.
+    #[serde(rename_all = "camelCase")]
+    ToolRefused {
+        agent: String,
+        tool: String,
+        code: String,
+        message: String,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        details: Vec<String>,
+    },
+    #[serde(rename_all = "camelCase")]
+    ToolSettled {
+        agent: String,
+        tool: String,
+        call: String,
+        /// `result`, or the failure code (`handler-failed`, `timed-out`, ...).
+        outcome: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        result: Option<serde_json::Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+        duration_ms: u64,
+    },
+    #[serde(rename_all = "camelCase")]
     AgentClosed { agent: String },
     #[serde(rename_all = "camelCase")]
     RunEnded {

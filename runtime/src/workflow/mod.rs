@@ -17,7 +17,7 @@ use tokio::signal::unix::{signal, SignalKind};
 
 use crate::agents::{Agents, RunLink};
 use crate::harness::RuntimeOverrides;
-use crate::js::{CallEnd, ConsoleTarget, HostConfig, JsError, JsHost};
+use crate::js::{CallEnd, ConsoleTarget, HostConfig, JsError, JsHost, JsRequester};
 use crate::records::{time, Event, RunDir};
 pub use exit::Ending;
 
@@ -47,6 +47,7 @@ impl Run {
         argv: &[String],
         timeout: Duration,
         overrides: RuntimeOverrides,
+        js: JsRequester,
     ) -> std::io::Result<Run> {
         let started = SystemTime::now();
         let id = time::new_run_id(started);
@@ -75,6 +76,8 @@ impl Run {
         let deadline = Instant::now() + timeout;
         let (cancel, cancelled) = tokio::sync::watch::channel(false);
         let agents = Agents::new(RunLink {
+            run_id: id.clone(),
+            js,
             records: records.clone(),
             cwd: cwd.to_path_buf(),
             deadline,
@@ -213,6 +216,7 @@ pub async fn run_file(options: RunOptions) -> RunReport {
         &options.words,
         options.timeout,
         options.overrides.clone(),
+        host.requester(),
     ) {
         Ok(run) => Arc::new(run),
         Err(e) => {

@@ -88,6 +88,7 @@ fn agent_run(
             ),
         ));
     }
+    refuse_while_calling(&agent, "run")?;
     let prompt = match args["prompt"].as_str() {
         Some(p) if !p.trim().is_empty() => p.to_string(),
         Some(_) => {
@@ -126,6 +127,21 @@ fn agent_run(
     }))
 }
 
+/// A handler cannot give work to the agent that called it: that agent is in a turn waiting for
+/// the handler, so the work would wait for itself.
+fn refuse_while_calling(agent: &Agent, operation: &str) -> Result<(), OpError> {
+    match agent.tool_call_running() {
+        Some(tool) => Err(OpError::new(
+            "agent-in-tool-call",
+            format!(
+                "agent \"{}\" is waiting for its tool {tool} to answer, so it cannot {operation} now; a tool handler cannot give work to the agent that called it (another agent can be run)",
+                agent.key
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
 /// `timeout`: `"30s"`, `"20m"`, `"1h"`, `"1500ms"`, or a number of milliseconds.
 fn read_timeout(value: &serde_json::Value) -> Result<Option<Duration>, OpError> {
     let invalid =
@@ -155,6 +171,7 @@ fn agent_close(
 ) -> Result<OpFuture, OpError> {
     let run = run_of(state, &args["run"])?;
     let agent = agent_of(&run, &args["agent"])?;
+    refuse_while_calling(&agent, "close")?;
     let mut ticket = agent.queue.ticket();
     let first = agent.begin_close();
     let in_flight = run.agents.in_flight();

@@ -1,0 +1,66 @@
+// Tool handlers: kept here by run and agent while their specs live in Rust (runtime/src/tools).
+//
+// When an agent calls a tool, the host asks for "tool.call"; the handler gets the checked input
+// and `call` = { id, agent, signal }, and what it returns is the agent's answer (the host checks
+// it is JSON and small enough). "tool.abort" aborts a call's signal when its time is up or its
+// turn ends. Reopening an agent with tools replaces its handlers.
+
+import { onRequest } from "../core.ts";
+import { isTool, type ToolCall, type ToolDefinition } from "../agentswf/workflow.ts";
+import { AbortController } from "../host/abort.ts";
+
+type Handler = (input: unknown, call: ToolCall) => unknown;
+
+const handlers = new Map<string, Handler>();
+const running = new Map<string, AbortController>();
+
+function handlerKey(run: string, agent: string, tool: string): string {
+  return `${run}\u0000${agent}\u0000${tool}`;
+}
+
+/** Checks the tools of an agent spec in JS terms and returns what Rust checks the rest of. */
+export function toolSpecs(agent: string, tools: unknown): Record<string, unknown> | undefined {
+  if (tools === undefined) return undefined;
+  if (typeof tools !== "object" || tools === null || Array.isArray(tools)) {
+    throw new TypeError(`agent "${agent}": tools must be an object: { name: tool({ ... }) }`);
+  }
+  const specs: Record<string, unknown> = {};
+  for (const [name, definition] of Object.entries(tools)) {
+    if (!isTool(definition)) {
+      throw new TypeError(`agent "${agent}": tool "${name}" must be made with tool({ description, input?, handler })`);
+    }
+    specs[name] = {
+      description: definition.description,
+      input: definition.input ? definition.input.schema : null,
+      timeout: definition.timeout ?? null,
+    };
+  }
+  return specs;
+}
+
+/** Keeps the handlers of an agent's tools; a reopen with tools replaces them. */
+export function registerHandlers(run: string, agent: string, tools: Record<string, unknown> | undefined): void {
+  if (tools === undefined) return;
+  for (const [name, definition] of Object.entries(tools)) {
+    handlers.set(handlerKey(run, agent, name), (definition as ToolDefinition<unknown>).handler as Handler);
+  }
+}
+
+onRequest("tool.call", async ({ run, agent, tool, call, input }: { run: string; agent: string; tool: string; call: string; input: unknown }) => {
+  const handler = handlers.get(handlerKey(run, agent, tool));
+  if (!handler) throw new Error(`the workflow has no handler for tool ${tool}`);
+  const controller = new AbortController();
+  running.set(call, controller);
+  try {
+    return await handler(input, Object.freeze({ id: call, agent, signal: controller.signal }));
+  } finally {
+    running.delete(call);
+  }
+});
+
+onRequest("tool.abort", ({ call }: { call: string }) => {
+  const controller = running.get(call);
+  if (controller) {
+    controller.abort(new DOMException("the tool call's time is up, or its turn ended", "TimeoutError"));
+  }
+});

@@ -1,0 +1,330 @@
+//! One tool call, from `wfa tool <name> ...` on an agent's socket to the text the agent reads.
+//!
+//! Refusals come first and the handler never runs for them: unknown tool, no open turn
+//! (`not-in-turn`), another call running (`busy`), input that does not fit (`invalid-input`).
+//! The same input again while a call runs joins it: harnesses give up on slow commands and
+//! agents call again. Then the handler runs in JS (js/workflow/tools.ts) within its budget
+//! (30 s, its own `timeout`, or only the turn's deadline), always bounded by the turn: at the
+//! budget's end or the turn's, `call.signal` aborts, and a handler that ignores it gets
+//! `TOOL_ABORT_GRACE` more before the call ends without it, reported as `may-have-run`.
+
+use std::pin::pin;
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde_json::{json, Value};
+
+use super::{input, CallBudget};
+use crate::agents::{Agent, CallSlot, CallStart};
+use crate::channel::refusal::{self, Code};
+use crate::channel::wire::Response;
+use crate::js::JsFailure;
+use crate::limits::{
+    DEFAULT_TOOL_TIMEOUT, HARNESS_SHELL_LIMITS, MAX_PAYLOAD_BYTES, MAX_TOOLS_PER_AGENT,
+    MAX_TOOL_RESULT_BYTES, TOOL_ABORT_GRACE,
+};
+use crate::records::Event;
+use crate::schema::teach;
+use crate::workflow::deadline::format_duration;
+
+/// Runs `wfa tool <name> <args>` for `agent`.
+pub async fn call(
+    agent: Arc<Agent>,
+    name: String,
+    args: Vec<String>,
+    stdin: Option<String>,
+) -> Response {
+    let Some(tool) = agent.tools.get(&name).cloned() else {
+        let yours = if agent.tools.is_empty() {
+            "you have no tools".to_string()
+        } else {
+            format!("your tools: {}", agent.tools.names().join(", "))
+        };
+        return refuse(
+            &agent,
+            &name,
+            Code::UnknownTool,
+            format!("you have no tool \"{name}\"; {yours}"),
+            vec![],
+            Some("`wfa tool` alone lists your tools and how to call them"),
+        );
+    };
+    let input =
+        match input::read(&name, tool.input.as_ref(), &args, stdin.as_deref()) {
+            Ok(input) => input,
+            Err(problems) => return refuse(
+                &agent,
+                &name,
+                Code::InvalidInput,
+                "the input does not fit the tool's schema".into(),
+                problems,
+                Some("call again with the input fixed; `wfa tool` alone lists each tool's options"),
+            ),
+        };
+    match agent.begin_call(&name, &input) {
+        CallStart::NotInTurn(why) => refuse(
+            &agent,
+            &name,
+            Code::NotInTurn,
+            why,
+            vec![],
+            Some("a tool can be called only while you work on a turn"),
+        ),
+        CallStart::Busy(why) => refuse(
+            &agent,
+            &name,
+            Code::Busy,
+            why,
+            vec![],
+            Some("call again once the running call has answered"),
+        ),
+        CallStart::Join(call, mut done) => {
+            agent.record(&Event::ToolJoined {
+                agent: agent.key.clone(),
+                tool: name,
+                call,
+            });
+            loop {
+                if let Some(response) = done.borrow_and_update().clone() {
+                    return response;
+                }
+                if done.changed().await.is_err() {
+                    return failed(
+                        Code::HandlerFailed,
+                        "the call ended without an answer (the run is ending)".into(),
+                        None,
+                    );
+                }
+            }
+        }
+        CallStart::Run(slot) => run_call(agent, tool.budget, input, slot).await,
+    }
+}
+
+async fn run_call(agent: Arc<Agent>, budget: CallBudget, input: Value, slot: CallSlot) -> Response {
+    let started = Instant::now();
+    agent.record(&Event::ToolCalled {
+        agent: agent.key.clone(),
+        turn: slot.turn.clone(),
+        tool: slot.tool.clone(),
+        call: slot.id.clone(),
+        input: input.clone(),
+    });
+    let payload = json!({ "run": agent.link().run_id, "agent": agent.key, "tool": slot.tool, "call": slot.id, "input": input });
+    let js = agent.link().js.clone();
+    let mut reply = pin!(js.request("tool.call", payload));
+    let ends_at = match budget {
+        CallBudget::Within(d) => (started + d).min(slot.turn_deadline),
+        CallBudget::TurnOnly => slot.turn_deadline,
+    };
+    let budget_text = match budget {
+        CallBudget::Within(d) if started + d <= slot.turn_deadline => {
+            format!("its {}", format_duration(d))
+        }
+        _ => "the time left in its turn".to_string(),
+    };
+    let stopped = tokio::select! {
+        answer = &mut reply => Stopped::Answer(answer),
+        _ = tokio::time::sleep_until(ends_at.into()) => Stopped::TimeUp,
+        _ = slot.turn_over.notified() => Stopped::TurnOver,
+    };
+    let took = match stopped {
+        Stopped::Answer(_) => String::new(),
+        Stopped::TimeUp => format!("{} took longer than {budget_text}", slot.tool),
+        Stopped::TurnOver => format!("{} was still running when its turn ended", slot.tool),
+    };
+    let (response, outcome, result, error) = match stopped {
+        Stopped::Answer(answer) => answered(&slot.tool, answer),
+        Stopped::TimeUp | Stopped::TurnOver => {
+            // Abort the handler's signal, then give it the grace.
+            let _ = js
+                .request(
+                    "tool.abort",
+                    json!({ "run": agent.link().run_id, "call": slot.id }),
+                )
+                .await;
+            match tokio::time::timeout(TOOL_ABORT_GRACE, &mut reply).await {
+                Ok(_) => {
+                    let message = format!("{took} and was stopped (call.signal aborted)");
+                    let hint = Some("call again only if the work is still needed; a slow tool may need a narrower input");
+                    (
+                        failed(Code::TimedOut, message.clone(), hint),
+                        "timed-out",
+                        None,
+                        Some(message),
+                    )
+                }
+                Err(_) => {
+                    let message = format!(
+                        "{took} and ignored call.signal for {} more: it may have run, or may still finish",
+                        format_duration(TOOL_ABORT_GRACE)
+                    );
+                    eprintln!("awf: agent \"{}\": tool {message}", agent.key);
+                    let hint = Some("check whether its work was done before calling it again");
+                    (
+                        failed(Code::MayHaveRun, message.clone(), hint),
+                        "may-have-run",
+                        None,
+                        Some(message),
+                    )
+                }
+            }
+        }
+    };
+    agent.record(&Event::ToolSettled {
+        agent: agent.key.clone(),
+        tool: slot.tool.clone(),
+        call: slot.id.clone(),
+        outcome: outcome.to_string(),
+        result,
+        error,
+        duration_ms: started.elapsed().as_millis() as u64,
+    });
+    agent.end_call(&slot, response.clone());
+    response
+}
+
+/// Why waiting for a handler stopped.
+enum Stopped {
+    Answer(Result<Option<Value>, JsFailure>),
+    TimeUp,
+    TurnOver,
+}
+
+/// The agent's view of a handler's answer: (response, recorded outcome, result, error).
+fn answered(
+    tool: &str,
+    answer: Result<Option<Value>, JsFailure>,
+) -> (Response, &'static str, Option<Value>, Option<String>) {
+    match answer {
+        Ok(value) => {
+            let stdout = match &value {
+                None => String::new(),
+                Some(Value::String(text)) => text.clone(),
+                Some(other) => other.to_string(),
+            };
+            let size = value.as_ref().map(|v| v.to_string().len()).unwrap_or(0);
+            if size > MAX_TOOL_RESULT_BYTES {
+                let message = format!("{tool} returned {size} bytes as JSON, over the limit of {MAX_TOOL_RESULT_BYTES}");
+                return (
+                    failed(
+                        Code::ResultTooLarge,
+                        message.clone(),
+                        Some(
+                            "the workflow's tool must return a summary or a path, not a whole file",
+                        ),
+                    ),
+                    "result-too-large",
+                    None,
+                    Some(message),
+                );
+            }
+            (Response::Ok { stdout }, "result", value, None)
+        }
+        Err(JsFailure::Threw(error)) => {
+            let message = if error.message.is_empty() {
+                error.name.clone()
+            } else {
+                error.message.clone()
+            };
+            (
+                failed(Code::HandlerFailed, message.clone(), None),
+                "handler-failed",
+                None,
+                Some(message),
+            )
+        }
+        Err(JsFailure::NotJson(why)) => {
+            let message = format!("{tool} returned a value that is not JSON: {why}");
+            (
+                failed(Code::ResultNotJson, message.clone(), None),
+                "result-not-json",
+                None,
+                Some(message),
+            )
+        }
+        Err(JsFailure::HostGone) => {
+            let message = "the workflow run ended before the tool answered".to_string();
+            (
+                failed(Code::HandlerFailed, message.clone(), None),
+                "handler-failed",
+                None,
+                Some(message),
+            )
+        }
+    }
+}
+
+fn failed(code: Code, message: String, hint: Option<&str>) -> Response {
+    Response::Failed {
+        code,
+        message,
+        hint: hint.map(str::to_string),
+    }
+}
+
+fn refuse(
+    agent: &Agent,
+    tool: &str,
+    code: Code,
+    message: String,
+    details: Vec<String>,
+    hint: Option<&str>,
+) -> Response {
+    agent.record(&Event::ToolRefused {
+        agent: agent.key.clone(),
+        tool: tool.to_string(),
+        code: code.as_str().to_string(),
+        message: message.clone(),
+        details: details.clone(),
+    });
+    Response::Refused {
+        code,
+        message,
+        details,
+        hint: hint.map(str::to_string),
+    }
+}
+
+/// What `wfa tool` alone prints: this agent's tools, the limits, the harness limits, the codes.
+pub fn listing(agent: &Agent) -> Response {
+    let launcher = agent.launcher.display().to_string();
+    let mut out = String::new();
+    if agent.tools.is_empty() {
+        out.push_str(&format!("Agent \"{}\" has no tools.\n", agent.key));
+    } else {
+        out.push_str(&teach::tools_instructions(
+            &launcher,
+            &agent.tools.teaching(),
+        ));
+        out.push('\n');
+        for name in agent.tools.names() {
+            let tool = agent.tools.get(&name).expect("listed");
+            out.push_str(&format!(
+                "\n{name}: each call may take {}",
+                tool.budget.describe()
+            ));
+        }
+        out.push('\n');
+    }
+    out.push_str(&format!(
+        "\nLimits: at most {MAX_TOOLS_PER_AGENT} tools per agent; names of lowercase letters, digits and _; \
+a result of at most {} KiB as JSON; an input of at most {} MiB; {} per call unless the tool sets another \
+time, always within the turn's deadline; when a call's time is up its handler is told to stop and gets {} more.\n\
+Calls: one at a time. Calling again with the same input while a call runs waits for that call's answer; \
+a call made after it ended runs again. While a call runs, result and waiting are refused (busy).\n",
+        MAX_TOOL_RESULT_BYTES / 1024,
+        MAX_PAYLOAD_BYTES / (1024 * 1024),
+        format_duration(DEFAULT_TOOL_TIMEOUT),
+        format_duration(TOOL_ABORT_GRACE),
+    ));
+    out.push_str(
+        "\nHow long each agent CLI lets one shell command run before it backgrounds or stops it:\n",
+    );
+    for (cli, limit) in HARNESS_SHELL_LIMITS {
+        out.push_str(&format!("  {cli}: {limit}\n"));
+    }
+    out.push('\n');
+    out.push_str(&refusal::codes_help());
+    Response::Ok { stdout: out }
+}

@@ -1,0 +1,249 @@
+//! Workflow tools: what an agent holds, checked when it opens, and one call's path.
+//!
+//! `ToolSpec` is a tool as the agent sees it (name, description, input schema, time budget);
+//! its handler stays in JS (js/workflow/tools.ts). `ToolSet::from_json` checks every limit
+//! of the spec page when the agent opens, so a mistake fails there, naming the tool, and never
+//! mid-turn. `dispatch.rs` runs one call; `input.rs` reads a call's input from its words.
+
+pub mod dispatch;
+pub mod input;
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::limits::{DEFAULT_TOOL_TIMEOUT, MAX_TOOLS_PER_AGENT, MAX_TOOL_NAME_LEN};
+use crate::schema::teach::ToolTeaching;
+use crate::schema::Schema;
+use crate::workflow::deadline::{format_duration, parse_duration};
+
+/// How long one call of a tool may take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CallBudget {
+    Within(Duration),
+    /// `timeout: false`: only the turn's deadline bounds a call.
+    TurnOnly,
+}
+
+impl CallBudget {
+    pub fn describe(self) -> String {
+        match self {
+            CallBudget::Within(d) => format_duration(d),
+            CallBudget::TurnOnly => "the turn's deadline".to_string(),
+        }
+    }
+}
+
+/// A tool as an agent holds it.
+#[derive(Clone, Debug)]
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    pub input: Option<Schema>,
+    pub budget: CallBudget,
+}
+
+impl ToolSpec {
+    /// What a reopen must repeat: name, description and schema (handlers may change).
+    fn identity(&self) -> Value {
+        json!({ "description": self.description, "input": self.input.as_ref().map(Schema::raw) })
+    }
+}
+
+/// An agent's tools, in the order the workflow gave them.
+#[derive(Clone, Debug, Default)]
+pub struct ToolSet {
+    tools: Vec<ToolSpec>,
+}
+
+impl ToolSet {
+    /// Reads `{ name: { description, input, timeout } }` and checks every limit.
+    pub fn from_json(tools: &Value) -> Result<ToolSet, String> {
+        let Some(map) = tools.as_object() else {
+            return Err("tools must be an object: { name: tool({ ... }) }".into());
+        };
+        if map.len() > MAX_TOOLS_PER_AGENT {
+            return Err(format!(
+                "{} tools given; an agent holds at most {MAX_TOOLS_PER_AGENT}",
+                map.len()
+            ));
+        }
+        let tools = map
+            .iter()
+            .map(|(name, spec)| read_tool(name, spec).map_err(|e| format!("tool \"{name}\": {e}")))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(ToolSet { tools })
+    }
+
+    pub fn get(&self, name: &str) -> Option<&ToolSpec> {
+        self.tools.iter().find(|t| t.name == name)
+    }
+
+    pub fn names(&self) -> Vec<String> {
+        self.tools.iter().map(|t| t.name.clone()).collect()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    pub fn teaching(&self) -> Vec<ToolTeaching<'_>> {
+        self.tools
+            .iter()
+            .map(|t| ToolTeaching {
+                name: &t.name,
+                description: &t.description,
+                input: t.input.as_ref(),
+            })
+            .collect()
+    }
+
+    /// A reopen with tools must give the same names, descriptions and schemas.
+    pub fn check_same(&self, other: &ToolSet) -> Result<(), String> {
+        let (mine, theirs) = (self.names(), other.names());
+        if mine != theirs {
+            return Err(format!(
+                "tools differ: [{}] when it opened, [{}] now; a reopen must give the same tools (handlers may change)",
+                mine.join(", "),
+                theirs.join(", ")
+            ));
+        }
+        for (a, b) in self.tools.iter().zip(&other.tools) {
+            if a.identity() != b.identity() {
+                return Err(format!(
+                    "tool \"{}\" has a different description or input schema than when the agent opened; a reopen must keep them (handlers may change)",
+                    a.name
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn read_tool(name: &str, spec: &Value) -> Result<ToolSpec, String> {
+    check_name(name)?;
+    let Some(spec) = spec.as_object() else {
+        return Err("must be made with tool({ description, input?, handler, timeout? })".into());
+    };
+    let description = match spec.get("description") {
+        Some(Value::String(d)) if !d.trim().is_empty() => d.trim().to_string(),
+        Some(Value::String(_)) | None | Some(Value::Null) => {
+            return Err(
+                "description is missing; say what the tool is for and when to call it".into(),
+            )
+        }
+        Some(_) => return Err("description must be a string".into()),
+    };
+    let input = match spec.get("input") {
+        None | Some(Value::Null) => None,
+        Some(raw) => Some(read_input(raw)?),
+    };
+    let budget = match spec.get("timeout") {
+        None | Some(Value::Null) => CallBudget::Within(DEFAULT_TOOL_TIMEOUT),
+        Some(Value::Bool(false)) => CallBudget::TurnOnly,
+        Some(Value::String(text)) => CallBudget::Within(parse_duration(text).map_err(|e| format!("timeout: {e}"))?),
+        Some(Value::Number(n)) => match n.as_f64() {
+            Some(ms) if ms > 0.0 && ms.is_finite() => CallBudget::Within(Duration::from_secs_f64(ms / 1000.0)),
+            _ => return Err(format!("timeout: {n} is not a positive number of milliseconds")),
+        },
+        Some(other) => {
+            return Err(format!(
+                "timeout: {other} is not a duration; write \"30s\", \"2m\", a number of milliseconds, or false"
+            ))
+        }
+    };
+    if budget == CallBudget::Within(Duration::ZERO) {
+        return Err("timeout: a call needs some time; give at least 1ms".into());
+    }
+    Ok(ToolSpec {
+        name: name.to_string(),
+        description,
+        input,
+        budget,
+    })
+}
+
+fn check_name(name: &str) -> Result<(), String> {
+    if name.is_empty() || name.len() > MAX_TOOL_NAME_LEN {
+        return Err(format!(
+            "a tool name has 1 to {MAX_TOOL_NAME_LEN} characters"
+        ));
+    }
+    if !name
+        .bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+    {
+        return Err("a tool name is lowercase letters, digits and _ (e.g. add_finding)".into());
+    }
+    Ok(())
+}
+
+/// A tool's input is an object schema.
+fn read_input(raw: &Value) -> Result<Schema, String> {
+    if raw.get("type").and_then(Value::as_str) != Some("object") {
+        return Err("input must be an object schema, e.g. typed(Type.Object({ ... }))".into());
+    }
+    Schema::compile(raw.clone()).map_err(|e| format!("input: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finding() -> Value {
+        json!({"type": "object", "properties": {"file": {"type": "string"}}, "required": ["file"]})
+    }
+
+    #[test]
+    fn reads_tools_in_order_with_their_budgets() {
+        let set = ToolSet::from_json(&json!({
+            "add_finding": {"description": "Record one.", "input": finding(), "timeout": null},
+            "list_findings": {"description": "List them.", "timeout": "2m"},
+            "slow": {"description": "Slow.", "timeout": false},
+        }))
+        .unwrap();
+        assert_eq!(set.names(), vec!["add_finding", "list_findings", "slow"]);
+        assert_eq!(
+            set.get("add_finding").unwrap().budget,
+            CallBudget::Within(Duration::from_secs(30))
+        );
+        assert_eq!(
+            set.get("list_findings").unwrap().budget,
+            CallBudget::Within(Duration::from_secs(120))
+        );
+        assert_eq!(set.get("slow").unwrap().budget, CallBudget::TurnOnly);
+    }
+
+    #[test]
+    fn every_limit_is_checked_naming_the_tool() {
+        let err = |tools: Value| ToolSet::from_json(&tools).unwrap_err();
+        assert_eq!(
+            err(json!({"Add-Finding": {"description": "x"}})),
+            "tool \"Add-Finding\": a tool name is lowercase letters, digits and _ (e.g. add_finding)"
+        );
+        assert!(err(json!({"a": {"description": " "}})).contains("description is missing"));
+        assert!(
+            err(json!({"a": {"description": "x", "input": {"type": "string"}}}))
+                .contains("object schema")
+        );
+        assert!(err(json!({"a": {"description": "x", "timeout": "soon"}})).contains("timeout"));
+        assert!(err(json!({"a": {"description": "x", "timeout": 0}})).contains("positive"));
+        let many: serde_json::Map<String, Value> = (0..17)
+            .map(|i| (format!("t{i}"), json!({"description": "x"})))
+            .collect();
+        assert!(err(Value::Object(many)).contains("at most 16"));
+    }
+
+    #[test]
+    fn a_reopen_must_give_the_same_tools() {
+        let a = ToolSet::from_json(&json!({"x": {"description": "One."}})).unwrap();
+        let b = ToolSet::from_json(&json!({"x": {"description": "Two."}})).unwrap();
+        let c = ToolSet::from_json(&json!({"y": {"description": "One."}})).unwrap();
+        assert!(a.check_same(&a.clone()).is_ok());
+        assert!(a
+            .check_same(&b)
+            .unwrap_err()
+            .contains("different description"));
+        assert!(a.check_same(&c).unwrap_err().contains("tools differ"));
+    }
+}
