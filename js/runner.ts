@@ -3,7 +3,8 @@
 //
 // runtime/src/workflow/mod.rs drives it: `loadWorkflow` first, for meta.name; then
 // `runWorkflow` with the handle of the run it opened. Errors thrown here keep their stack, so
-// the host prints the author's .ts lines.
+// the host prints the author's .ts lines; a failure of prepare has the code `prepare-failed`,
+// which the host reports as a usage error rather than a failed run.
 
 import * as ops from "awf:ops";
 import { AwfError } from "./core.ts";
@@ -34,11 +35,16 @@ export async function loadWorkflow({ file, shown }: { file: string; shown: strin
 export async function runWorkflow({ run, argv, cwd }: { run: number; argv: string[]; cwd: string }): Promise<unknown> {
   const workflow = loaded;
   if (!workflow) throw new AwfError("internal", "runWorkflow before loadWorkflow");
-  const input = workflow.prepare ? await workflow.prepare({ argv, cwd }) : { argv };
+  let input: unknown;
+  try {
+    input = workflow.prepare ? await workflow.prepare({ argv, cwd }) : { argv };
+  } catch (error) {
+    throw prepareFailed(error);
+  }
   try {
     ops.check_json(input);
   } catch (error) {
-    throw new AwfError("invalid-input", `prepare() returned an input that is not JSON: ${(error as Error).message}`);
+    throw new AwfError("prepare-failed", `prepare() returned an input that is not JSON: ${(error as Error).message}`);
   }
   const value = await workflow.run(createContext(run), input);
   try {
@@ -49,6 +55,17 @@ export async function runWorkflow({ run, argv, cwd }: { run: number; argv: strin
       `run() returned a result that is not JSON: ${(error as Error).message}`,
     );
   }
+}
+
+/**
+ * A throw in prepare refuses the command line: a usage error (exit 2), not a failed run. The
+ * author's message and frames are kept.
+ */
+function prepareFailed(error: unknown): AwfError {
+  const message = error instanceof Error ? error.message : String(error);
+  const failed = new AwfError("prepare-failed", `prepare() refused the input: ${message}`, { cause: error });
+  if (error instanceof Error && typeof error.stack === "string") failed.stack = error.stack;
+  return located(failed, "prepare({ argv, cwd }) gets the words after `--`: awf run <file> -- <words>");
 }
 
 function located(error: AwfError, hint: string): AwfError {

@@ -10,7 +10,8 @@ use clap::{Args, Parser, Subcommand};
     name = "awf",
     version,
     about = "Run agent workflows written in TypeScript",
-    long_about = "Run agent workflows written in TypeScript.\n\nA workflow file default-exports defineWorkflow({ meta, run }); its run(wf) opens agents, gives them turns and hands them tools.",
+    long_about = "Run agent workflows written in TypeScript.\n\nA workflow file default-exports defineWorkflow({ meta, run }); its run(wf) opens agents, gives them turns and hands them tools. awf strips the types and runs the file; agentswf, typebox and the author globals are served to any folder, nothing installed.",
+    after_help = "Run `awf run --help` for the flags and exit codes of a run.",
     propagate_version = true
 )]
 pub struct Cli {
@@ -26,21 +27,23 @@ pub enum Command {
 
 #[derive(Args, Debug)]
 #[command(
-    after_help = "Exit codes: 0 completed, 1 failed or timed out, 2 invalid workflow or usage, 128+N stopped by signal N.\n\nExample:\n  awf run examples/hello/hello.ts -- world"
+    long_about = "Run a workflow file and print its result as JSON on stdout.\n\nThe file's default export is defineWorkflow({ meta, prepare?, run }). prepare({ argv, cwd }) turns the words after `--` into run's input (without prepare the input is { argv }). Logs and console output go to stderr; the run is recorded in <cwd>/.awf/runs/<meta.name>/<run-id>/.",
+    after_help = "Exit codes:\n  0      completed; the result is on stdout\n  1      failed (run threw, or returned a value that is not JSON) or timed out\n  2      usage error, or the file is not a usable workflow (syntax, imports, default export, meta)\n  N      the workflow called process.exit(N)\n  128+N  cancelled by signal N (130 for Ctrl-C)\n\nExamples:\n  awf run examples/hello/hello.ts -- world\n  awf run review.ts --cwd ../repo --timeout 1h --json"
 )]
 pub struct RunArgs {
     /// The workflow file (.ts, .mts, .js or .mjs)
     pub file: PathBuf,
 
-    /// Directory the workflow and its agents work in [default: the current directory]
+    /// Where the workflow and its agents work, and where .awf/runs is [default: the current
+    /// directory]
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<PathBuf>,
 
-    /// Print the whole output record (output.json) instead of the result
+    /// Print the whole output record (output.json) instead of only the result
     #[arg(long)]
     pub json: bool,
 
-    /// The run's deadline, e.g. 90s, 20m, 1h
+    /// The run's deadline: 1500ms, 90s, 20m, 1h or 1h30m; past it, run() has 5s more to return
     #[arg(long, value_name = "DURATION", default_value = "30m")]
     pub timeout: String,
 
@@ -49,7 +52,7 @@ pub struct RunArgs {
     #[arg(long = "runtime", value_name = "NAME=COMMAND")]
     pub runtimes: Vec<String>,
 
-    /// Words after `--` go to the workflow's prepare({ argv })
+    /// Words for the workflow, after `--`: prepare({ argv }) gets them
     #[arg(last = true, value_name = "WORDS")]
     pub words: Vec<String>,
 }

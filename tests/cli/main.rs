@@ -1,1 +1,27 @@
+//! Integration tests that drive the built `awf` and `wfa` binaries end to end. Build them first
+//! (`cargo build --release`, or `scripts/test`, which does both); `AWF_BIN_DIR` points elsewhere.
 
+// Shared helpers: binaries, TempProject, AwfCommand, output filters, npm tools.
+mod util;
+
+// `awf --version`, `awf --help`, `awf run --help` and usage errors, as clap prints them.
+mod cli_help;
+// `awf run`: result on stdout, --json, --cwd, --timeout, prepare and argv, wf.log, exit codes.
+mod run;
+// A workflow that cannot be used or fails: syntax, throw, default export, meta, non-JSON
+// results, imports; one clear message each, with its exit code (snapshots).
+mod run_errors;
+// TypeScript and module loading: each feature a fixture under tests/fixtures/ts/.
+mod typescript;
+// Host globals: console, timers, queueMicrotask, structuredClone, process; stalls reported.
+mod host;
+// The run folder: run.json, events.jsonl, output.json, the .gitignore.
+mod records;
+// typed(): compile once, refuse an invalid schema, field-level error lines; tool() checks.
+mod typed;
+// The built-in typebox against the real npm typebox 1.x (node), on tests/fixtures/typebox.
+mod typebox;
+// The typings under typings/ with the real TypeScript compiler over the examples and the spec.
+mod typings;
+// `wfa` against a fake run: the wire request it sends, its output and exit codes.
+mod wfa_wire;

@@ -2,12 +2,11 @@
 //! and sends back a canned response. Each test checks the line wfa sent and wfa's stdout, stderr
 //! and exit code.
 //!
-//! Uses std, serde_json and tempfile only. Finds `wfa` in `$AWF_BIN_DIR` (the folder holding
-//! `awf` and `wfa`), by default the workspace's `target/release`.
+//! Finds `wfa` through util.rs (`$AWF_BIN_DIR`, by default the workspace's `target/release`).
 
 use std::io::{self, Read, Write};
 use std::os::unix::net::UnixListener;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
@@ -20,16 +19,7 @@ const MAX_PAYLOAD_BYTES: usize = 1024 * 1024;
 const RUN_BOUND: Duration = Duration::from_secs(20);
 
 fn wfa_path() -> PathBuf {
-    let dir = std::env::var_os("AWF_BIN_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/release"));
-    let wfa = dir.join("wfa");
-    assert!(
-        wfa.is_file(),
-        "{}: no wfa binary; build it (cargo build --release) or set AWF_BIN_DIR",
-        wfa.display()
-    );
-    wfa
+    crate::util::wfa_bin()
 }
 
 /// What standard input wfa gets.

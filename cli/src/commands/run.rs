@@ -74,6 +74,9 @@ fn resolve_cwd(cwd: Option<PathBuf>) -> Result<PathBuf, String> {
     match std::fs::canonicalize(&dir) {
         Ok(path) if path.is_dir() => Ok(path),
         Ok(_) => Err(format!("--cwd {}: not a directory", dir.display())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Err(format!("--cwd {}: no such directory", dir.display()))
+        }
         Err(e) => Err(format!("--cwd {}: {e}", dir.display())),
     }
 }

@@ -354,11 +354,15 @@ impl JsHost {
         runtime.set_host_promise_rejection_tracker(Some(Box::new(
             move |ctx, promise, reason, handled| {
                 let id = unsafe { qjs::JS_VALUE_GET_PTR(promise.as_raw()) } as usize;
-                let mut unhandled = tracker_state.unhandled.borrow_mut();
                 if handled {
-                    unhandled.retain(|(p, _)| *p != id);
+                    tracker_state
+                        .unhandled
+                        .borrow_mut()
+                        .retain(|(p, _)| *p != id);
                 } else {
-                    unhandled.push((id, JsError::from_value(&ctx, &reason)));
+                    // Read before borrowing: reading the reason runs JS (getters, the stack).
+                    let error = JsError::from_value(&ctx, &reason);
+                    tracker_state.unhandled.borrow_mut().push((id, error));
                 }
             },
         )));
@@ -440,7 +444,9 @@ impl JsHost {
             if let Some(end) = self.finished() {
                 return end;
             }
-            if let Some(id) = self.state.timers.borrow_mut().pop_due(Instant::now()) {
+            // Bound first: the callback may start or clear timers, which borrows the wheel again.
+            let due = self.state.timers.borrow_mut().pop_due(Instant::now());
+            if let Some(id) = due {
                 self.fire_timer(id);
                 continue;
             }

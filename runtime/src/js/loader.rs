@@ -160,7 +160,10 @@ impl AwfLoader {
     ) -> rquickjs::Result<Module<'js, Declared>> {
         if let Err(e) = serde_json::from_str::<serde_json::Value>(source) {
             let location = Some((name.to_string(), e.line() as u32, e.column() as u32));
-            let message = format!("{name} is not valid JSON: {e}");
+            // The position goes in front of the message (see `JsError::render`), not after it.
+            let text = e.to_string();
+            let problem = text.split(" at line ").next().unwrap_or(&text);
+            let message = format!("not valid JSON: {problem}");
             return Err(throw_located(
                 ctx,
                 "SyntaxError",

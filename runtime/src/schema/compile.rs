@@ -3,10 +3,13 @@
 //!
 //! Options are fixed here: no retrieval (an external `$ref` is refused, never fetched), formats
 //! checked, unknown formats refused (an unchecked `"format": "emial"` would be taught to the agent
-//! as if it meant something). Checking values is `field_error`'s job.
+//! as if it meant something). The dialect is the schema's `$schema`; without one, draft 2020-12,
+//! except that a schema using the array form of `items` (typebox's `Type.Tuple`, draft-07 style,
+//! with `additionalItems`) is read as draft 7, the last draft where that form means a tuple.
+//! Checking values is `field_error`'s job.
 
 use jsonschema::error::{TypeKind, ValidationErrorKind};
-use jsonschema::{ValidationError, Validator};
+use jsonschema::{Draft, ValidationError, Validator};
 use serde_json::Value;
 
 use super::describe::format_words;
@@ -37,12 +40,31 @@ fn place(at: &str) -> String {
 
 /// Builds the validator for `raw`, meta-validating it first (the crate does so on build).
 pub(super) fn validator_for(raw: &Value) -> Result<Validator, SchemaError> {
-    jsonschema::options()
+    let mut options = jsonschema::options()
         .offline()
         .should_validate_formats(true)
-        .should_ignore_unknown_formats(false)
+        .should_ignore_unknown_formats(false);
+    if raw.get("$schema").is_none() && uses_tuple_items(raw) {
+        options = options.with_draft(Draft::Draft7);
+    }
+    options
         .build(raw)
         .map_err(|error| schema_error(raw, &error))
+}
+
+/// Whether any subschema of `schema` has an array as its `items` (a draft-07 tuple). Values
+/// under keywords that hold data, not schemas (`const`, `enum`, `default`, `examples`), are not
+/// looked at: `{"default": {"items": []}}` is no tuple.
+fn uses_tuple_items(schema: &Value) -> bool {
+    match schema {
+        Value::Object(map) => map.iter().any(|(key, child)| match key.as_str() {
+            "items" if child.is_array() => true,
+            "const" | "enum" | "default" | "examples" => false,
+            _ => uses_tuple_items(child),
+        }),
+        Value::Array(items) => items.iter().any(uses_tuple_items),
+        _ => false,
+    }
 }
 
 fn schema_error(raw: &Value, error: &ValidationError) -> SchemaError {
@@ -283,6 +305,56 @@ mod tests {
              Schema draft such as \"https://json-schema.org/draft/2020-12/schema\", or leave \
              $schema out"
         );
+    }
+
+    #[test]
+    fn a_tuple_in_typebox_form_is_read_as_draft_7() {
+        // Type.Tuple([Type.String(), Type.Integer({ minimum: 1 })]), nested in an object.
+        let tuple = json!({"type": "array", "additionalItems": false,
+            "items": [{"type": "string"}, {"type": "integer", "minimum": 1}], "minItems": 2});
+        let schema = Schema::compile(json!({"type": "object", "properties": {"at": tuple}}))
+            .expect("a draft-07 tuple compiles");
+        let lines = |value: serde_json::Value| -> Vec<String> {
+            schema
+                .check(&value)
+                .iter()
+                .map(ToString::to_string)
+                .collect()
+        };
+        assert!(lines(json!({"at": ["a.ts", 3]})).is_empty());
+        assert_eq!(
+            lines(json!({"at": ["a.ts", 0]})),
+            ["value.at[1]: expected integer ≥ 1; got 0"]
+        );
+        assert_eq!(
+            lines(json!({"at": ["a.ts", 3, 4]})),
+            ["value.at: expected at most 2 items; got 3"]
+        );
+        assert_eq!(
+            lines(json!({"at": ["a.ts"]})),
+            ["value.at: expected at least 2 items; got 1"]
+        );
+    }
+
+    #[test]
+    fn a_stated_dialect_wins_over_the_tuple_rule() {
+        assert_eq!(
+            refusal(
+                json!({"$schema": "https://json-schema.org/draft/2020-12/schema",
+                "items": [{"type": "string"}]})
+            ),
+            r#"invalid schema at /items: [{"type":"string"}] is not of type "boolean" or "object""#
+        );
+    }
+
+    #[test]
+    fn data_that_looks_like_a_tuple_does_not_change_the_dialect() {
+        assert!(!super::uses_tuple_items(
+            &json!({"type": "object", "default": {"items": [1]}, "enum": [{"items": []}]})
+        ));
+        assert!(super::uses_tuple_items(
+            &json!({"anyOf": [{"items": [{"type": "null"}]}]})
+        ));
     }
 
     #[test]

@@ -6,7 +6,8 @@ pub enum Ending {
     Completed,
     Failed,
     TimedOut,
-    /// The workflow file could not be used (syntax, imports, default export, meta).
+    /// The workflow file could not be used (syntax, imports, default export, meta), or its
+    /// prepare() refused the command line.
     Invalid,
     /// `process.exit(code)`.
     Exited(i32),

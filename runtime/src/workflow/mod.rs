@@ -315,6 +315,10 @@ async fn drive(
 fn finish(run: &Run, end: Result<CallEnd, Stop>) -> RunReport {
     let (ending, value, error) = match end {
         Ok(CallEnd::Returned(value)) => (Ending::Completed, value, None),
+        // prepare() refused the command line (js/runner.ts): a usage error.
+        Ok(CallEnd::Threw(error)) if error.code.as_deref() == Some("prepare-failed") => {
+            (Ending::Invalid, None, Some(error))
+        }
         Ok(CallEnd::Threw(error)) => (Ending::Failed, None, Some(error)),
         Ok(CallEnd::Exited(code)) => (Ending::Exited(code), None, None),
         Ok(CallEnd::Stalled) => (

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# bench/startup.sh — start-up cost of one small workflow run: `awf run examples/hello/hello.ts`
+# beside bun and deno running the same file (through bench/driver.ts and bench/shim.ts, which
+# stand in for awf's author globals). Prints, for each, the median wall time (hyperfine) and the
+# median peak resident memory (GNU time's %M), then awf's ratios to bun and deno.
+#
+#   bench/startup.sh [runs]        runs: timed runs per tool (default 50)
+#
+# Needs: awf built (cargo build --release), npm (bun and deno come from the npm registry, into
+# target/bench-tools/ once: packages `bun` and `deno`), hyperfine and /usr/bin/time (Debian:
+# apt-get install -y hyperfine time). Targets: awf at most 0.7x bun's wall time, at most 12 MiB.
+set -euo pipefail
+
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+runs="${1:-50}"
+awf="${AWF_BIN_DIR:-$repo/target/release}/awf"
+tools="$repo/target/bench-tools"
+hello="$repo/examples/hello/hello.ts"
+bun_version=1.4.5
+deno_version=2.9.6
+
+[[ -x "$awf" ]] || { echo "startup.sh: no awf at $awf; run cargo build --release" >&2; exit 2; }
+for need in npm hyperfine /usr/bin/time; do
+  command -v "$need" >/dev/null || { echo "startup.sh: $need is missing (apt-get install -y hyperfine time; npm comes with node)" >&2; exit 2; }
+done
+
+# bun and deno from npm, each into its own folder, once.
+install() {
+  local package="$1" version="$2" dir="$tools/$1-$2"
+  if [[ ! -f "$dir/.installed" ]]; then
+    echo "installing $package@$version from npm into $dir" >&2
+    rm -rf "$dir" && mkdir -p "$dir"
+    npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "$package@$version" >&2
+    touch "$dir/.installed"
+  fi
+}
+install bun "$bun_version"
+install deno "$deno_version"
+bun="$tools/bun-$bun_version/node_modules/bun/bin/bun.exe"
+# The npm `deno` package's launcher is a node script; time the native binary it starts.
+deno="$(find "$tools/deno-$deno_version/node_modules/@deno" -maxdepth 3 -type f -name deno | head -n 1)"
+[[ -x "$bun" ]] || { echo "startup.sh: no bun binary at $bun" >&2; exit 2; }
+[[ -x "$deno" ]] || { echo "startup.sh: no deno binary under $tools/deno-$deno_version" >&2; exit 2; }
+
+# Every tool runs in a scratch cwd (awf writes its records there), with caches kept warm.
+scratch="$(mktemp -d "${TMPDIR:-/tmp}/awf-bench.XXXXXX")"
+trap 'rm -rf "$scratch"' EXIT
+export DENO_DIR="$scratch/deno-cache" DENO_NO_UPDATE_CHECK=1 NO_COLOR=1
+cd "$scratch"
+
+awf_cmd=("$awf" run "$hello" -- you)
+bun_cmd=("$bun" "$repo/bench/driver.ts" "$hello" you)
+deno_cmd=("$deno" run -A --no-check "$repo/bench/driver.ts" "$hello" you)
+
+# The three print the same result.
+for name in awf bun deno; do
+  declare -n cmd="${name}_cmd"
+  out="$("${cmd[@]}" 2>/dev/null)"
+  expected=$'{\n  "message": "Hello, you!",\n  "words": 1\n}'
+  [[ "$out" == "$expected" ]] || { echo "startup.sh: $name printed something else:" >&2; echo "$out" >&2; exit 1; }
+done
+
+# Median wall time in ms, from hyperfine's JSON export.
+quote() { printf '%q ' "$@"; }
+hyperfine --style none --warmup 5 --runs "$runs" -N \
+  --command-name awf "$(quote "${awf_cmd[@]}")" \
+  --command-name bun "$(quote "${bun_cmd[@]}")" \
+  --command-name deno "$(quote "${deno_cmd[@]}")" \
+  --export-json "$scratch/times.json" >/dev/null 2>&1
+median_ms() {
+  node -e 'const r = require(process.argv[1]).results.find((x) => x.command === process.argv[2]);
+           console.log((r.median * 1000).toFixed(1))' "$scratch/times.json" "$1"
+}
+
+# Median peak RSS in KiB over 15 runs.
+median_kib() {
+  declare -n cmd="$1_cmd"
+  for _ in $(seq 15); do
+    /usr/bin/time -f '%M' "${cmd[@]}" 2>&1 >/dev/null | tail -n 1
+  done | sort -n | sed -n '8p'
+}
+
+declare -A ms kib
+for name in awf bun deno; do
+  ms[$name]="$(median_ms "$name")"
+  kib[$name]="$(median_kib "$name")"
+done
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
+printf '%-6s %12s %14s\n' tool "median ms" "peak RSS MiB"
+for name in awf bun deno; do
+  printf '%-6s %12s %14s\n' "$name" "${ms[$name]}" "$(mib "${kib[$name]}")"
+done
+printf '\nawf / bun:  wall %sx, memory %sx\n' "$(ratio "${ms[awf]}" "${ms[bun]}")" "$(ratio "${kib[awf]}" "${kib[bun]}")"
+printf 'awf / deno: wall %sx, memory %sx\n' "$(ratio "${ms[awf]}" "${ms[deno]}")" "$(ratio "${kib[awf]}" "${kib[deno]}")"
+printf '(%s runs each after 5 warm-ups; awf %s, bun %s, deno %s; %s)\n' "$runs" \
+  "$("$awf" --version | cut -d' ' -f2)" "$bun_version" "$deno_version" "$(uname -srm)"

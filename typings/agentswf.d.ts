@@ -1,0 +1,250 @@
+// typings/agentswf.d.ts — editor typings for the `agentswf` module (alias `agentswf/workflow`)
+// as awf serves it (js/agentswf/workflow.ts), and for the author globals every workflow and test
+// file sees without an import: `defineWorkflow`, `typed`, `tool` and `Type`.
+//
+// Two parts: what exists today (defineWorkflow, prepare/run, wf.log, typed, tool, Type), and,
+// in its own section at the end, the agents surface of the spec page and ARCHITECTURE.md
+// (`wf.agents.open`, `agent.run`, outcomes), declared ahead of its implementation.
+
+declare module "agentswf" {
+  import Type from "typebox";
+  import type { StaticType, TSchema, TypedSchema } from "typebox";
+
+  export { Type };
+
+  // -------------------------------------------------------------------------------------------
+  // JSON: what crosses from the workflow to awf (results, tool results, inputs).
+  // -------------------------------------------------------------------------------------------
+
+  /** A JSON value: what a workflow, a tool or `prepare` may return. */
+  export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+  /**
+   * `T` itself when it is JSON; otherwise, in place of each part that is not, a sentence saying
+   * why, so that returning a Date or a Map from a tool handler is a compile error that reads
+   * `Type 'Date' is not assignable to type '"a Date is not JSON: return date.toISOString()"'`.
+   * A class instance is refused when it has methods (its fields alone look like a plain object).
+   */
+  export type AsJson<T> =
+    unknown extends T ? T
+    : T extends string | number | boolean | null | undefined | void ? T
+    : T extends Date ? "a Date is not JSON: return date.toISOString()"
+    : T extends Map<unknown, unknown> ? "a Map is not JSON: return Object.fromEntries(map)"
+    : T extends Set<unknown> ? "a Set is not JSON: return [...set]"
+    : T extends RegExp ? "a RegExp is not JSON: return regexp.source"
+    : T extends PromiseLike<unknown> ? "a promise inside a result is not JSON: await it first"
+    : T extends bigint ? "a bigint is not JSON: return it as a string or a number"
+    : T extends symbol ? "a symbol is not JSON"
+    : T extends (...args: never[]) => unknown ? "a function is not JSON"
+    : T extends readonly unknown[] ? { [I in keyof T]: AsJson<T[I]> }
+    : T extends object ? { [K in keyof T]: AsJson<T[K]> }
+    : never;
+
+  /** What a tool handler may return: a JSON value, or nothing (the agent reads nothing). */
+  export type ToolReturn<R> = R extends PromiseLike<infer Awaited> ? PromiseLike<AsJson<Awaited>> : AsJson<R>;
+
+  // -------------------------------------------------------------------------------------------
+  // Workflows.
+  // -------------------------------------------------------------------------------------------
+
+  export interface WorkflowMeta {
+    /** Names the run folder (`.awf/runs/<name>/`): 1 to 128 letters, digits, `.`, `_`, `-`; no leading dot. */
+    name: string;
+    /** What the workflow does, in a sentence. */
+    description: string;
+  }
+
+  /** What `prepare` is given. */
+  export interface PrepareContext {
+    /** The words after `--` on the `awf run` command line. */
+    argv: string[];
+    /** The run's working directory (`awf run --cwd`, else where awf was started). */
+    cwd: string;
+  }
+
+  export interface WorkflowSpec<Input, Result> {
+    meta: WorkflowMeta;
+    /** Turns the command line into `run`'s input; without it the input is `{ argv }`. */
+    prepare?: (context: PrepareContext) => Input | Promise<Input>;
+    /** The workflow: its JSON result is printed by `awf run` and kept in output.json. */
+    run: (wf: WorkflowContext, input: Input) => Result | Promise<Result>;
+  }
+
+  /** What `defineWorkflow` returns: the file's default export. */
+  export interface Workflow<Input = { argv: string[] }, Result = unknown> extends WorkflowSpec<Input, Result> {
+    readonly kind: "awf.workflow/v1";
+  }
+
+  /** Declares a workflow; export its value as the file's default export. */
+  export function defineWorkflow<Input = { argv: string[] }, Result = unknown>(
+    spec: WorkflowSpec<Input, Result>,
+  ): Workflow<Input, Result>;
+
+  /** The `wf` a workflow's `run` receives. */
+  export interface WorkflowContext {
+    /** The run's id, which names its folder under `.awf/runs/<name>/`. */
+    readonly runId: string;
+    /** `meta.name`. */
+    readonly workflow: string;
+    /** The run's working directory. */
+    readonly cwd: string;
+    /** The run's deadline, in Unix milliseconds (`awf run --timeout`, 30 minutes by default). */
+    readonly deadline: number;
+    /** A line on stderr and in the run's events.jsonl: `message key=value ...`. */
+    log(message: string, fields?: { [key: string]: JsonValue | undefined }): void;
+    /** Opens agents and gives them turns (see the agents section below). */
+    readonly agents: AgentDirectory;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Schemas.
+  // -------------------------------------------------------------------------------------------
+
+  /**
+   * A JSON Schema compiled once, with the static type of the values it accepts. It carries
+   * typebox's `~awf.static` hook (a phantom property, absent at run time), so that
+   * `Type.Static<typeof X>` is `T` for `X = typed(...)` as for the raw schema.
+   */
+  export interface Typed<T> extends TypedSchema<T> {
+    /** The JSON Schema, as given. */
+    readonly schema: TSchema;
+    /** One line per problem, as `value.items[2].line: expected integer ≥ 1; got 0`; empty when `value` fits. */
+    check(value: unknown): string[];
+    /** Whether `value` fits. */
+    is(value: unknown): value is T;
+    /** `value` typed, or a TypeError listing what does not fit. */
+    parse(value: unknown): T;
+    /** The JSON Schema, for `JSON.stringify`. */
+    toJSON(): TSchema;
+  }
+
+  /**
+   * Compiles a JSON Schema (a `Type.*` value or a plain object) once, refusing an invalid one
+   * with a TypeError at the call. The static type comes from the `Type.*` builder; for a plain
+   * JSON Schema object give it: `typed<Finding>({ type: "object", ... })`.
+   */
+  export function typed<const S extends TSchema>(schema: S): Typed<StaticType<S>>;
+  export function typed<T>(schema: TSchema): Typed<T>;
+
+  // -------------------------------------------------------------------------------------------
+  // Tools.
+  // -------------------------------------------------------------------------------------------
+
+  /** What a tool's handler is given besides its input. */
+  export interface ToolCall {
+    /** Unique in the run. */
+    readonly id: string;
+    /** The key of the agent that called (a fork's own key). */
+    readonly agent: string;
+    /** Aborted when the call's time is up or its turn ends; pass it to the work you await. */
+    readonly signal: AbortSignal;
+  }
+
+  /** A duration: `"1500ms"`, `"30s"`, `"20m"`, `"1h"`, `"1h30m"`, or a number of milliseconds. */
+  export type Duration = string | number;
+
+  /** The input a handler is given when its tool has none. */
+  export type NoInput = { [key: string]: never };
+
+  export interface ToolSpec<S extends TSchema, R> {
+    /** What the agent reads to decide when to call it: what it is for and when to use it. */
+    description: string;
+    /** An object schema, wrapped in `typed(...)`; the handler is given the checked value. */
+    input?: S;
+    /** Runs in the workflow's process; its JSON result is what the agent reads on stdout. */
+    handler: (input: StaticType<S>, call: ToolCall) => R & ToolReturn<R>;
+    /** Each call's budget: `"30s"` by default, `"2m"`, or `false` for only the turn's deadline. */
+    timeout?: Duration | false;
+  }
+
+  /** A tool, ready to give to an agent: `wf.agents.open({ tools: { name: tool(...) } })`. */
+  export interface Tool<Input = unknown> {
+    readonly description: string;
+    readonly input: Typed<Input> | undefined;
+    readonly handler: (input: Input, call: ToolCall) => unknown;
+    readonly timeout: Duration | false | undefined;
+  }
+
+  /**
+   * Defines a workflow tool. The handler is typed from `input` (given `{}` without one), and a
+   * handler whose result is not JSON (a Date, a Map, a class instance with methods, a function)
+   * does not compile.
+   */
+  export function tool<const S extends TSchema = Typed<NoInput>, R = void>(spec: ToolSpec<S, R>): Tool<StaticType<S>>;
+
+  // -------------------------------------------------------------------------------------------
+  // Agents: the spec page's and ARCHITECTURE.md's surface, declared ahead of its implementation
+  // (being built on the main branch): `wf.agents.open` throws until it lands.
+  // -------------------------------------------------------------------------------------------
+
+  /** How an agent is started: a known agent CLI by name, or any executable. */
+  export type Runtime =
+    | "codex"
+    | "claude"
+    | "pi"
+    | "gemini"
+    | "opencode"
+    | (string & {})
+    | { harness: string; model?: string; effort?: string }
+    | { command: string[] };
+
+  export interface AgentOpenSpec {
+    /** The agent's name in this run; opening the same key again gives the same agent. */
+    key: string;
+    runtime: Runtime;
+    /** Standing instructions, delivered with the first turn. */
+    instructions?: string;
+    /** Where the agent works; the run's cwd by default. */
+    cwd?: string;
+    /** Extra environment variables for the agent's process. */
+    env?: { [name: string]: string };
+    /** At most 16, named in lowercase letters, digits and `_`; checked when the agent opens. */
+    tools?: { [name: string]: Tool<any> };
+  }
+
+  /** Why a turn ended without an accepted answer. */
+  export type TurnFailure = "unanswered" | "blocked" | "timed-out" | "failed" | "cancelled";
+
+  /** How a turn ended: an accepted answer, or why there is none. */
+  export type TurnOutcome<T> =
+    | { kind: "answered"; answered: true; value: T }
+    | { kind: TurnFailure; answered: false; reason: TurnFailure; detail: string };
+
+  export interface TurnSpec<S> {
+    prompt: string;
+    /** The answer's schema, wrapped in `typed(...)`; without one the answer is text. */
+    schema?: S;
+    /** `"20m"`; the least of this, the scope's and the run's deadline bounds the turn. */
+    timeout?: Duration;
+    /** Makes the turn idempotent for this agent: the same id and spec give the same turn. */
+    id?: string;
+  }
+
+  export interface Agent {
+    readonly key: string;
+    /** Gives the agent a turn; resolves with its outcome however it ends. */
+    run<const S extends TSchema = Typed<string>>(spec: TurnSpec<S>): Promise<{ outcome: TurnOutcome<StaticType<S>> }>;
+    /** Ends the agent once its queued turns are done; later turns reject. */
+    close(): Promise<void>;
+  }
+
+  export interface AgentDirectory {
+    /** Opens an agent (or gives back the one open under this key). */
+    open(spec: AgentOpenSpec): Promise<Agent>;
+  }
+}
+
+declare module "agentswf/workflow" {
+  export * from "agentswf";
+}
+
+// The author globals: the same values as the module's exports, so the spec's files run (and
+// type-check) without an import line.
+declare var defineWorkflow: typeof import("agentswf").defineWorkflow;
+declare var typed: typeof import("agentswf").typed;
+declare var tool: typeof import("agentswf").tool;
+declare var Type: typeof import("typebox").Type;
+/** `Type.Static<typeof X>` and the other types of the `Type` namespace, as a global. */
+declare namespace Type {
+  type Static<T> = import("typebox").Static<T>;
+}
