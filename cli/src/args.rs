@@ -23,6 +23,33 @@ pub struct Cli {
 pub enum Command {
     /// Run a workflow file and print its result as JSON on stdout
     Run(RunArgs),
+    /// Show a run's events: agents, turns, answers, tool calls, logs
+    Logs(LogsArgs),
+}
+
+#[derive(Args, Debug)]
+#[command(
+    after_help = "Examples:\n  awf logs                      the latest run under the current directory\n  awf logs --tool add_finding   only that tool's calls\n  awf logs 20261129-183058-k3f9 --json"
+)]
+pub struct LogsArgs {
+    /// A run id, or the path of a run folder [default: the latest run]
+    pub run: Option<String>,
+
+    /// Where to look for .awf/runs [default: the current directory]
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+
+    /// Print the raw events.jsonl lines
+    #[arg(long)]
+    pub json: bool,
+
+    /// Only the events of this agent
+    #[arg(long, value_name = "KEY")]
+    pub agent: Option<String>,
+
+    /// Only the calls of this tool
+    #[arg(long, value_name = "NAME")]
+    pub tool: Option<String>,
 }
 
 #[derive(Args, Debug)]

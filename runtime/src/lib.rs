@@ -17,6 +17,7 @@ pub mod env;
 pub mod harness;
 pub mod js;
 pub mod limits;
+pub mod paths;
 pub mod records;
 pub mod schema;
 pub mod tools;

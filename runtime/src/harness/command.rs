@@ -53,7 +53,7 @@ pub fn launch(
 /// executable file.
 pub fn find_program(name: &str, cwd: &Path) -> Result<PathBuf, String> {
     let candidate = if name.contains('/') {
-        Some(cwd.join(name))
+        Some(crate::paths::join_normalized(cwd, name))
     } else {
         std::env::var_os("PATH").and_then(|path| {
             std::env::split_paths(&path)

@@ -10,7 +10,7 @@
 //! map and import sites, and turns JSON files into a module whose default export is the data.
 
 use std::collections::HashMap;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use rquickjs::loader::{ImportAttributes, Loader, Resolver};
@@ -223,7 +223,7 @@ fn resolve_file(cwd: &Path, base: &str, name: &str) -> Option<PathBuf> {
     } else {
         cwd.to_path_buf()
     };
-    let wanted = normalize(&dir.join(name));
+    let wanted = crate::paths::normalize(&dir.join(name));
     candidates(&wanted).into_iter().find(|p| p.is_file())
 }
 
@@ -242,20 +242,6 @@ fn candidates(wanted: &Path) -> Vec<PathBuf> {
     }
     for ext in EXTENSIONS {
         out.push(wanted.join(format!("index.{ext}")));
-    }
-    out
-}
-
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::CurDir => {}
-            other => out.push(other),
-        }
     }
     out
 }

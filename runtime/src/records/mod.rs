@@ -6,6 +6,8 @@
 //! (`reader.rs`). `.awf/runs/.gitignore` keeps the records out of git.
 
 pub mod event;
+pub mod logs;
+
 pub mod reader;
 pub mod time;
 

@@ -1,0 +1,313 @@
+//! What `awf logs` shows: finding a run's folder, filtering its events, one readable line each.
+//!
+//! A line is the time, who (the agent, and its turn or call), then what happened; values are
+//! compact JSON, folded when long. `--json` prints the raw lines instead (`reader.rs`).
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::RUNS_DIR;
+
+/// Which events to show.
+#[derive(Clone, Debug, Default)]
+pub struct LogFilter {
+    pub agent: Option<String>,
+    pub tool: Option<String>,
+}
+
+impl LogFilter {
+    pub fn keeps(&self, event: &Value) -> bool {
+        let field = |name: &str| event.get(name).and_then(Value::as_str);
+        if let Some(agent) = &self.agent {
+            if field("agent") != Some(agent.as_str()) {
+                return false;
+            }
+        }
+        if let Some(tool) = &self.tool {
+            if field("tool") != Some(tool.as_str()) {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// The run folder `awf logs [RUN]` means: a folder path, a run id under `<cwd>/.awf/runs`, or
+/// (none given) the latest run there.
+pub fn find_run(cwd: &Path, run: Option<&str>) -> Result<PathBuf, String> {
+    let runs = cwd.join(RUNS_DIR);
+    if let Some(run) = run {
+        let as_path = cwd.join(run);
+        if as_path.join("events.jsonl").is_file() {
+            return Ok(as_path);
+        }
+        return all_runs(&runs)
+            .into_iter()
+            .find(|dir| dir.file_name().and_then(|n| n.to_str()) == Some(run))
+            .ok_or_else(|| format!("no run {run} under {}", runs.display()));
+    }
+    all_runs(&runs)
+        .into_iter()
+        .max_by(|a, b| a.file_name().cmp(&b.file_name()))
+        .ok_or_else(|| {
+            format!(
+                "no runs under {}; `awf run` a workflow here first, or pass --cwd",
+                runs.display()
+            )
+        })
+}
+
+/// Every `<workflow>/<run-id>` folder with an events file.
+fn all_runs(runs: &Path) -> Vec<PathBuf> {
+    let Ok(workflows) = std::fs::read_dir(runs) else {
+        return Vec::new();
+    };
+    workflows
+        .flatten()
+        .filter_map(|w| std::fs::read_dir(w.path()).ok())
+        .flat_map(|ids| ids.flatten().map(|e| e.path()))
+        .filter(|dir| dir.join("events.jsonl").is_file())
+        .collect()
+}
+
+/// One event as a line: `18:30:58.123  reviewer t1-c1  tool add_finding {...}`.
+pub fn line(event: &Value) -> String {
+    let text = |name: &str| {
+        event
+            .get(name)
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
+    let time = text("at").get(11..23).unwrap_or("").to_string();
+    let agent = text("agent");
+    let (who, what) = match text("event").as_str() {
+        "run-started" => (
+            String::new(),
+            format!("run {} of {} started", text("runId"), text("workflow")),
+        ),
+        "run-ended" => (
+            String::new(),
+            with_reason(
+                format!("run ended {}", text("outcome")),
+                event.get("reason"),
+            ),
+        ),
+        "log" => (
+            String::new(),
+            format!("log: {}{}", text("message"), fields(event.get("fields"))),
+        ),
+        "agent-opened" => (agent, format!("opened ({})", runtime(event.get("runtime")))),
+        "agent-closed" => (agent, "closed".to_string()),
+        "turn-started" => (
+            format!("{agent} {}", text("turn")),
+            format!(
+                "turn {} started ({} of prompt)",
+                number(event, "n"),
+                size(&text("prompt"))
+            ),
+        ),
+        "answer-submitted" if event["accepted"] == Value::Bool(true) => (
+            format!("{agent} {}", text("turn")),
+            format!("answer accepted: {}", fold(&event["value"])),
+        ),
+        "answer-submitted" => (
+            format!("{agent} {}", text("turn")),
+            format!("answer refused: {}", list(event.get("problems"))),
+        ),
+        "waiting" => (
+            format!("{agent} {}", text("turn")),
+            format!("waiting: {}", text("reason")),
+        ),
+        "check-in" => (
+            format!("{agent} {}", text("turn")),
+            format!("check-in: {}", text("after")),
+        ),
+        "turn-settled" => (
+            format!("{agent} {}", text("turn")),
+            with_reason(
+                format!("turn {} after {}", text("outcome"), millis(event)),
+                event.get("detail"),
+            ),
+        ),
+        "tool-called" => (
+            format!("{agent} {}", text("call")),
+            format!("→ {} {}", text("tool"), fold(&event["input"])),
+        ),
+        "tool-joined" => (
+            format!("{agent} {}", text("call")),
+            format!("→ {} again while it ran: joined it", text("tool")),
+        ),
+        "tool-refused" => (
+            agent,
+            format!(
+                "✗ {} refused ({}): {}{}",
+                text("tool"),
+                text("code"),
+                text("message"),
+                details(event.get("details"))
+            ),
+        ),
+        "tool-settled" if text("outcome") == "result" => (
+            format!("{agent} {}", text("call")),
+            format!(
+                "← {} {} ({})",
+                text("tool"),
+                event
+                    .get("result")
+                    .map(fold)
+                    .unwrap_or_else(|| "(nothing)".into()),
+                millis(event)
+            ),
+        ),
+        "tool-settled" => (
+            format!("{agent} {}", text("call")),
+            format!(
+                "← {} failed ({}): {} ({})",
+                text("tool"),
+                text("outcome"),
+                text("error"),
+                millis(event)
+            ),
+        ),
+        other => (agent, format!("{other} {}", fold(event))),
+    };
+    if who.is_empty() {
+        format!("{time}  {what}")
+    } else {
+        format!("{time}  {who}  {what}")
+    }
+}
+
+fn number(event: &Value, name: &str) -> String {
+    event.get(name).map(|v| v.to_string()).unwrap_or_default()
+}
+
+fn millis(event: &Value) -> String {
+    let ms = event.get("durationMs").and_then(Value::as_u64).unwrap_or(0);
+    if ms >= 1000 {
+        format!("{:.1}s", ms as f64 / 1000.0)
+    } else {
+        format!("{ms}ms")
+    }
+}
+
+fn with_reason(text: String, reason: Option<&Value>) -> String {
+    match reason.and_then(Value::as_str) {
+        Some(reason) if !reason.is_empty() => format!("{text}: {reason}"),
+        _ => text,
+    }
+}
+
+fn runtime(runtime: Option<&Value>) -> String {
+    let Some(runtime) = runtime else {
+        return String::new();
+    };
+    match runtime.get("kind").and_then(Value::as_str) {
+        Some("command") => format!("command {}", runtime["program"].as_str().unwrap_or("")),
+        _ => fold(runtime),
+    }
+}
+
+fn fields(fields: Option<&Value>) -> String {
+    match fields {
+        Some(Value::Object(map)) => map
+            .iter()
+            .map(|(k, v)| format!(" {k}={}", fold(v)))
+            .collect(),
+        _ => String::new(),
+    }
+}
+
+fn list(items: Option<&Value>) -> String {
+    items
+        .and_then(Value::as_array)
+        .map(|items| {
+            items
+                .iter()
+                .filter_map(Value::as_str)
+                .collect::<Vec<_>>()
+                .join("; ")
+        })
+        .unwrap_or_default()
+}
+
+fn details(items: Option<&Value>) -> String {
+    let text = list(items);
+    if text.is_empty() {
+        text
+    } else {
+        format!(" [{text}]")
+    }
+}
+
+fn size(text: &str) -> String {
+    let bytes = text.len();
+    if bytes >= 1024 {
+        format!("{:.1} KiB", bytes as f64 / 1024.0)
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
+/// A value as compact JSON, cut to 160 characters.
+fn fold(value: &Value) -> String {
+    let text = value.to_string();
+    if text.chars().count() > 160 {
+        format!(
+            "{}… ({})",
+            text.chars().take(160).collect::<String>(),
+            size(&text)
+        )
+    } else {
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn tool_calls_read_as_arrows() {
+        let called = json!({"at": "2026-11-29T18:30:58.123Z", "event": "tool-called", "agent": "reviewer", "turn": "t1", "tool": "add_finding", "call": "t1-c1", "input": {"line": 3}});
+        assert_eq!(
+            line(&called),
+            "18:30:58.123  reviewer t1-c1  → add_finding {\"line\":3}"
+        );
+        let settled = json!({"at": "2026-11-29T18:30:58.125Z", "event": "tool-settled", "agent": "reviewer", "tool": "add_finding", "call": "t1-c1", "outcome": "handler-failed", "error": "src/a.ts:3 is already recorded", "durationMs": 2});
+        assert_eq!(line(&settled), "18:30:58.125  reviewer t1-c1  ← add_finding failed (handler-failed): src/a.ts:3 is already recorded (2ms)");
+    }
+
+    #[test]
+    fn turns_and_runs() {
+        let settled = json!({"at": "2026-11-29T18:30:59.000Z", "event": "turn-settled", "agent": "a", "turn": "t2", "outcome": "timed-out", "detail": "deadline", "durationMs": 1500});
+        assert_eq!(
+            line(&settled),
+            "18:30:59.000  a t2  turn timed-out after 1.5s: deadline"
+        );
+        let ended =
+            json!({"at": "2026-11-29T18:31:00.000Z", "event": "run-ended", "outcome": "completed"});
+        assert_eq!(line(&ended), "18:31:00.000  run ended completed");
+    }
+
+    #[test]
+    fn filters_by_agent_and_tool() {
+        let filter = LogFilter {
+            agent: Some("a".into()),
+            tool: Some("t".into()),
+        };
+        assert!(filter.keeps(&json!({"agent": "a", "tool": "t"})));
+        assert!(!filter.keeps(&json!({"agent": "a", "tool": "u"})));
+        assert!(!filter.keeps(&json!({"agent": "b", "tool": "t"})));
+        assert!(LogFilter::default().keeps(&json!({"event": "run-started"})));
+    }
+
+    #[test]
+    fn long_values_are_folded() {
+        let long = json!("x".repeat(500));
+        assert!(fold(&long).ends_with("… (502 bytes)"));
+    }
+}
