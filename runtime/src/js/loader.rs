@@ -147,7 +147,9 @@ impl Loader for AwfLoader {
             .sources
             .borrow_mut()
             .insert(name, source, transpiled.map);
-        Module::declare(ctx.clone(), name, transpiled.code)
+        let module = Module::declare(ctx.clone(), name, transpiled.code)?;
+        set_import_meta(&module, name)?;
+        Ok(module)
     }
 }
 
@@ -202,7 +204,21 @@ impl HostState {
     }
 }
 
+/// `import.meta.url`, `.filename` and `.dirname`, as Node and Bun give them.
+fn set_import_meta(module: &Module<'_, Declared>, file: &str) -> rquickjs::Result<()> {
+    let meta = module.meta()?;
+    meta.set("url", format!("file://{file}"))?;
+    meta.set("filename", file)?;
+    let dir = Path::new(file)
+        .parent()
+        .map(|d| d.display().to_string())
+        .unwrap_or_default();
+    meta.set("dirname", dir)?;
+    Ok(())
+}
+
 /// Import sites of each loaded file module, for resolve errors.
+
 pub type ImportSites = HashMap<String, Vec<ImportSite>>;
 
 fn is_path(name: &str) -> bool {
