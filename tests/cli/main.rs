@@ -23,5 +23,12 @@ mod typed;
 mod typebox;
 // The typings under typings/ with the real TypeScript compiler over the examples and the spec.
 mod typings;
+// Agents and turns with the command runtime: outcomes, check-ins, deadlines, process groups,
+// queueing, concurrency, reopen and close, Ctrl-C, the variables agents get.
+mod agents;
+// The channel against a real run: bad answers, malformed requests, silent and many connections.
+mod channel;
+// Workflow tools: the spec's example, teaching, refusals, failures, budgets, joins, records.
+mod tools;
 // `wfa` against a fake run: the wire request it sends, its output and exit codes.
 mod wfa_wire;

@@ -437,3 +437,56 @@ impl FileLock {
         FileLock { _file: file }
     }
 }
+
+impl TempProject {
+    /// Writes an executable script (an agent, for the `command` runtime).
+    pub fn script(&self, name: &str, text: &str) -> &TempProject {
+        use std::os::unix::fs::PermissionsExt;
+        self.file(name, text);
+        let path = self.dir.path().join(name);
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+        self
+    }
+
+    /// The events of the one run of workflow `name`, in order.
+    pub fn events(&self, name: &str) -> Vec<serde_json::Value> {
+        let path = self.only_run_dir(name).join("events.jsonl");
+        fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+            .lines()
+            .map(|line| serde_json::from_str(line).expect("each event line is JSON"))
+            .collect()
+    }
+
+    /// The events of one kind (`turn-settled`, `tool-called`, ...).
+    pub fn events_of(&self, name: &str, kind: &str) -> Vec<serde_json::Value> {
+        self.events(name)
+            .into_iter()
+            .filter(|e| e["event"] == kind)
+            .collect()
+    }
+}
+
+/// Waits until `path` exists, polling, within `bound`; panics naming it otherwise.
+pub fn wait_for_file(path: &Path, bound: Duration) {
+    let start = std::time::Instant::now();
+    while !path.exists() {
+        assert!(
+            start.elapsed() < bound,
+            "{} did not appear within {bound:?}",
+            path.display()
+        );
+        thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Whether a process still runs (a zombie waiting to be reaped does not count).
+pub fn process_running(pid: i32) -> bool {
+    match fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().next())
+            .is_some_and(|state| state != "Z" && state != "X"),
+        Err(_) => false,
+    }
+}

@@ -207,6 +207,12 @@ impl Agents {
                     ));
                 }
             }
+            if let Some(tools) = &spec.tools {
+                existing
+                    .tools
+                    .check_same(tools)
+                    .map_err(|e| format!("agent \"{}\": {e}", spec.key))?;
+            }
             if existing.is_closed() {
                 return Err(format!(
                     "agent \"{}\" was closed; open a new agent under another key",

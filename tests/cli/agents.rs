@@ -1,0 +1,570 @@
+//! Agents and turns with the `command` runtime: shell scripts as agents, answering through the
+//! launcher their prompt names. Outcomes, check-ins, deadlines, process groups, queueing and
+//! concurrency, reopening and closing, cancellation by signal, and the environment agents get.
+
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::util::{process_running, wait_for_file, TempProject};
+
+/// A workflow that opens one agent running `./agent.sh` and gives it one turn.
+fn one_turn(extra: &str, turn: &str) -> String {
+    format!(
+        r#"export default defineWorkflow({{
+  meta: {{ name: "t", description: "One turn." }},
+  async run(wf) {{
+    const agent = await wf.agents.open({{ key: "agent", runtime: {{ command: ["./agent.sh"] }}{extra} }});
+    return (await agent.run({turn})).outcome;
+  }},
+}});
+"#
+    )
+}
+
+const ANSWER_TEXT: &str = "#!/bin/sh\ncat > /dev/null\n\"$AWF_WFA\" result \"$AWF_TURN\" <<'WF_JSON'\nthe answer\nWF_JSON\n";
+
+#[test]
+fn a_text_turn_is_answered_through_the_launcher() {
+    let project = TempProject::new();
+    project
+        .script("agent.sh", ANSWER_TEXT)
+        .file("wf.ts", &one_turn("", r#"{ prompt: "Say it." }"#));
+    let ran = project.awf(&["run", "wf.ts"]).run();
+    assert_eq!(
+        ran.assert_success().json(),
+        json!({"kind": "answered", "answered": true, "value": "the answer"})
+    );
+    let started = &project.events_of("t", "turn-started")[0];
+    let prompt = started["prompt"].as_str().unwrap();
+    assert!(prompt.starts_with("Say it.\n\n"), "{prompt}");
+    let launcher = project.events_of("t", "agent-opened")[0]["launcher"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        launcher.starts_with("/tmp/awf-") && launcher.ends_with("/wfa"),
+        "{launcher}"
+    );
+    assert!(
+        prompt.contains(&format!(
+            "{launcher} result t1 <<'WF_JSON'\n<your answer>\nWF_JSON\n"
+        )),
+        "{prompt}"
+    );
+}
+
+#[test]
+fn a_typed_turn_is_taught_as_flags_and_converted_to_the_schema() {
+    let project = TempProject::new();
+    project
+        .script(
+            "agent.sh",
+            "#!/bin/sh\ncat > /dev/null\n\"$AWF_WFA\" result \"$AWF_TURN\" --word 'it'\\''s' --count '3' --sure true\n",
+        )
+        .file(
+            "wf.ts",
+            &one_turn(
+                "",
+                r#"{ prompt: "Pick.", schema: typed(Type.Object({ word: Type.String({ minLength: 1 }), count: Type.Integer({ minimum: 1 }), sure: Type.Boolean() })) }"#,
+            ),
+        );
+    let ran = project.awf(&["run", "wf.ts"]).run();
+    assert_eq!(
+        ran.assert_success().json()["value"],
+        json!({"word": "it's", "count": 3, "sure": true})
+    );
+    let prompt = project.events_of("t", "turn-started")[0]["prompt"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        prompt.contains("result t1 --word <text, at least 1 character> --count <integer, at least 1> --sure <true or false>"),
+        "{prompt}"
+    );
+}
+
+#[test]
+fn a_nested_schema_is_taught_as_json_with_the_raw_schema() {
+    let project = TempProject::new();
+    project
+        .script(
+            "agent.sh",
+            "#!/bin/sh\ncat > /dev/null\n\"$AWF_WFA\" result \"$AWF_TURN\" <<'WF_JSON'\n{\"items\": [{\"line\": 2}]}\nWF_JSON\n",
+        )
+        .file(
+            "wf.ts",
+            &one_turn(
+                "",
+                r#"{ prompt: "List.", schema: Type.Object({ items: Type.Array(Type.Object({ line: Type.Integer() })) }) }"#,
+            ),
+        );
+    let ran = project.awf(&["run", "wf.ts"]).run();
+    assert_eq!(
+        ran.assert_success().json()["value"],
+        json!({"items": [{"line": 2}]})
+    );
+    let prompt = project.events_of("t", "turn-started")[0]["prompt"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(prompt.contains("<json>\nWF_JSON\n"), "{prompt}");
+    assert!(prompt.contains(r#"{"type":"object","required":["items"],"properties":{"items":{"type":"array","items":{"type":"object","required":["line"],"properties":{"line":{"type":"integer"}}}}}}"#), "{prompt}");
+}
+
+#[test]
+fn agents_get_their_variables_and_instructions_come_with_the_first_turn_only() {
+    let project = TempProject::new();
+    project
+        .script(
+            "agent.sh",
+            r#"#!/bin/sh
+prompt=$(cat)
+printf '%s|%s|%s|%s|%s|%s\n' "$AWF_AGENT" "$AWF_TURN" "$AWF_TURN_NUMBER" "$AWF_SESSION" "$AWF_CHECK_IN" "$GREETING" >> vars.txt
+case "$prompt" in "Be brief."*) echo first >> vars.txt ;; esac
+test -x "$AWF_WFA" && case "$AWF_WFA" in /*) echo absolute >> vars.txt ;; esac
+"$AWF_WFA" result "$AWF_TURN" <<'WF_JSON'
+ok
+WF_JSON
+"#,
+        )
+        .file(
+            "wf.ts",
+            r#"export default defineWorkflow({
+  meta: { name: "t", description: "Two turns." },
+  async run(wf) {
+    const a = await wf.agents.open({ key: "helper", runtime: { command: ["./agent.sh"] }, instructions: "Be brief.", env: { GREETING: "hi" } });
+    await a.run({ prompt: "One." });
+    await a.run({ prompt: "Two." });
+    return "done";
+  },
+});
+"#,
+        );
+    project.awf(&["run", "wf.ts"]).run().assert_success();
+    let vars = project.read("vars.txt");
+    let lines: Vec<&str> = vars.lines().collect();
+    assert_eq!(lines.len(), 5, "{vars}");
+    let first: Vec<&str> = lines[0].split('|').collect();
+    let second: Vec<&str> = lines[3].split('|').collect();
+    assert_eq!(&first[..3], &["helper", "t1", "1"]);
+    assert_eq!(&second[..3], &["helper", "t2", "2"]);
+    assert_eq!(first[3], second[3], "AWF_SESSION is stable");
+    assert!(!first[3].is_empty());
+    assert_eq!((first[4], first[5]), ("0", "hi"));
+    assert_eq!(
+        (lines[1], lines[2], lines[4]),
+        ("first", "absolute", "absolute")
+    );
+}
+
+#[test]
+fn a_silent_turn_gets_one_check_in() {
+    let project = TempProject::new();
+    project
+        .script(
+            "agent.sh",
+            r#"#!/bin/sh
+prompt=$(cat)
+echo "check-in=$AWF_CHECK_IN" >> runs.txt
+if [ "$AWF_CHECK_IN" = 1 ]; then
+  case "$prompt" in *"without sending its answer"*"result $AWF_TURN"*) ;; *) exit 9 ;; esac
+  "$AWF_WFA" result "$AWF_TURN" <<'WF_JSON'
+late
+WF_JSON
+fi
+"#,
+        )
+        .file("wf.ts", &one_turn("", r#"{ prompt: "Talk." }"#));
+    let ran = project.awf(&["run", "wf.ts"]).run();
+    assert_eq!(ran.assert_success().json()["value"], json!("late"));
+    assert_eq!(project.read("runs.txt"), "check-in=0\ncheck-in=1\n");
+    assert_eq!(project.events_of("t", "check-in").len(), 1);
+}
+
+#[test]
+fn silent_twice_is_unanswered() {
+    let project = TempProject::new();
+    project
+        .script("agent.sh", "#!/bin/sh\nexit 0\n")
+        .file("wf.ts", &one_turn("", r#"{ prompt: "Talk." }"#));
+    let outcome = project.awf(&["run", "wf.ts"]).run().assert_success().json();
+    assert_eq!(outcome["kind"], "unanswered");
+    assert_eq!(outcome["answered"], false);
+    assert_eq!(outcome["reason"], "unanswered");
+}
+
+#[test]
+fn a_non_zero_exit_is_failed_with_the_code_and_stderr() {
+    let project = TempProject::new();
+    project
+        .script(
+            "agent.sh",
+            "#!/bin/sh\necho 'no model configured' >&2\nexit 3\n",
+        )
+        .file("wf.ts", &one_turn("", r#"{ prompt: "Talk." }"#));
+    let outcome = project.awf(&["run", "wf.ts"]).run().assert_success().json();
+    assert_eq!(
+        outcome,
+        json!({"kind": "failed", "answered": false, "reason": "failed", "detail": "agent.sh exited with code 3: no model configured"})
+    );
+    let run = project.only_run_dir("t");
+    assert_eq!(
+        std::fs::read_to_string(run.join("turns/t1/1.stderr")).unwrap(),
+        "no model configured\n"
+    );
+}
+
+#[test]
+fn a_turn_past_its_deadline_times_out_and_its_whole_group_is_killed() {
+    let project = TempProject::new();
+    project
+        .script(
+            "agent.sh",
+            "#!/bin/sh\ncat > /dev/null\nsleep 300 &\necho $! > bg.pid\nsleep 300\n",
+        )
+        .file(
+            "wf.ts",
+            &one_turn("", r#"{ prompt: "Wait.", timeout: "1s" }"#),
+        );
+    let outcome = project.awf(&["run", "wf.ts"]).run().assert_success().json();
+    assert_eq!(outcome["kind"], "timed-out");
+    let pid: i32 = project.read("bg.pid").trim().parse().unwrap();
+    assert!(
+        !process_running(pid),
+        "the background sleep {pid} outlived its turn"
+    );
+}
+
+#[test]
+fn a_background_process_of_an_answered_turn_is_killed_too() {
+    let project = TempProject::new();
+    project
+        .script(
+            "agent.sh",
+            "#!/bin/sh\ncat > /dev/null\nsleep 300 &\necho $! > bg.pid\n\"$AWF_WFA\" result \"$AWF_TURN\" <<'WF_JSON'\nok\nWF_JSON\n",
+        )
+        .file("wf.ts", &one_turn("", r#"{ prompt: "Go." }"#));
+    project.awf(&["run", "wf.ts"]).run().assert_success();
+    let pid: i32 = project.read("bg.pid").trim().parse().unwrap();
+    assert!(
+        !process_running(pid),
+        "the background sleep {pid} outlived its turn"
+    );
+}
+
+#[test]
+fn the_run_timeout_bounds_every_turn() {
+    let project = TempProject::new();
+    project
+        .script("agent.sh", "#!/bin/sh\ncat > /dev/null\nsleep 300\n")
+        .file(
+            "wf.ts",
+            &one_turn("", r#"{ prompt: "Wait.", timeout: "1h" }"#),
+        );
+    let ran = project.awf(&["run", "wf.ts", "--timeout", "1s"]).run();
+    assert_eq!(ran.assert_success().json()["kind"], "timed-out");
+}
+
+#[test]
+fn one_agent_runs_its_turns_one_at_a_time_in_call_order() {
+    let project = TempProject::new();
+    project
+        .script(
+            "agent.sh",
+            r#"#!/bin/sh
+prompt=$(cat)
+n=$(printf '%s\n' "$prompt" | head -n 1)
+echo "start $n" >> order.txt
+sleep 0.2
+echo "end $n" >> order.txt
+"$AWF_WFA" result "$AWF_TURN" <<WF_JSON
+$n
+WF_JSON
+"#,
+        )
+        .file(
+            "wf.ts",
+            r#"export default defineWorkflow({
+  meta: { name: "t", description: "Queued." },
+  async run(wf) {
+    const a = await wf.agents.open({ key: "a", runtime: { command: ["./agent.sh"] } });
+    const turns = ["one", "two", "three"].map((p) => a.run({ prompt: p }));
+    return (await Promise.all(turns)).map((t) => t.outcome.answered && t.outcome.value);
+  },
+});
+"#,
+        );
+    let ran = project.awf(&["run", "wf.ts"]).run();
+    assert_eq!(ran.assert_success().json(), json!(["one", "two", "three"]));
+    assert_eq!(
+        project.read("order.txt"),
+        "start one\nend one\nstart two\nend two\nstart three\nend three\n"
+    );
+}
+
+#[test]
+fn different_agents_run_at_once() {
+    // Each agent waits until all ten have started: with turns run one after another, the first
+    // would wait in vain and time out.
+    let project = TempProject::new();
+    project
+        .script(
+            "agent.sh",
+            r#"#!/bin/sh
+cat > /dev/null
+touch "started-$AWF_AGENT"
+while [ "$(ls started-* | wc -l)" -lt 10 ]; do sleep 0.02; done
+"$AWF_WFA" result "$AWF_TURN" <<'WF_JSON'
+together
+WF_JSON
+"#,
+        )
+        .file(
+            "wf.ts",
+            r#"export default defineWorkflow({
+  meta: { name: "t", description: "Ten at once." },
+  async run(wf) {
+    const agents = await Promise.all(Array.from({ length: 10 }, (_, i) => wf.agents.open({ key: `a${i}`, runtime: { command: ["./agent.sh"] } })));
+    const outcomes = await Promise.all(agents.map((a) => a.run({ prompt: "Meet.", timeout: "20s" })));
+    return outcomes.map((o) => o.outcome.kind);
+  },
+});
+"#,
+        );
+    let ran = project.awf(&["run", "wf.ts"]).run();
+    assert_eq!(ran.assert_success().json(), json!(vec!["answered"; 10]));
+}
+
+#[test]
+fn reopening_returns_the_same_agent_and_a_conflict_names_the_field() {
+    let project = TempProject::new();
+    project.script("agent.sh", ANSWER_TEXT).file(
+        "wf.ts",
+        r#"export default defineWorkflow({
+  meta: { name: "t", description: "Reopen." },
+  async run(wf) {
+    const spec = { key: "a", runtime: { command: ["./agent.sh"] }, instructions: "Be kind." };
+    const first = await wf.agents.open(spec);
+    const again = await wf.agents.open({ ...spec });
+    let conflict = "";
+    try { await wf.agents.open({ ...spec, instructions: "Be terse." }); } catch (e) { conflict = (e as Error).message; }
+    return { same: first === again, conflict };
+  },
+});
+"#,
+    );
+    let ran = project.awf(&["run", "wf.ts"]).run();
+    let value = ran.assert_success().json();
+    assert_eq!(value["same"], true);
+    assert_eq!(
+        value["conflict"],
+        "agent \"a\" is already open with a different instructions (\"Be kind.\" then, \"Be terse.\" now); open it with the same spec, or use another key"
+    );
+}
+
+#[test]
+fn a_closed_agent_refuses_later_turns() {
+    let project = TempProject::new();
+    project.script("agent.sh", ANSWER_TEXT).file(
+        "wf.ts",
+        r#"export default defineWorkflow({
+  meta: { name: "t", description: "Close." },
+  async run(wf) {
+    const a = await wf.agents.open({ key: "a", runtime: { command: ["./agent.sh"] } });
+    const before = a.run({ prompt: "Before." });
+    await a.close();
+    const answered = (await before).outcome.kind;
+    try { await a.run({ prompt: "After." }); return { answered, after: "ran" }; }
+    catch (e) { return { answered, after: (e as Error).message }; }
+  },
+});
+"#,
+    );
+    let value = project.awf(&["run", "wf.ts"]).run().assert_success().json();
+    assert_eq!(value["answered"], "answered");
+    assert_eq!(
+        value["after"],
+        "agent \"a\" is closed; open another agent to give it turns"
+    );
+}
+
+#[test]
+fn programming_errors_reject_the_turn() {
+    let project = TempProject::new();
+    project.script("agent.sh", ANSWER_TEXT).file(
+        "wf.ts",
+        r#"export default defineWorkflow({
+  meta: { name: "t", description: "Mistakes." },
+  async run(wf) {
+    const a = await wf.agents.open({ key: "a", runtime: { command: ["./agent.sh"] } });
+    const tries = [{ prompt: "  " }, { prompt: "x", timeout: "soon" }, { prompt: "x", schema: { type: "strnig" } }];
+    const messages = [];
+    for (const t of tries) { try { await a.run(t as any); messages.push("ran"); } catch (e) { messages.push((e as Error).message); } }
+    return messages;
+  },
+});
+"#,
+    );
+    let value = project.awf(&["run", "wf.ts"]).run().assert_success().json();
+    let messages: Vec<&str> = value
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
+    assert_eq!(messages[0], "agent.run({ prompt }): prompt is blank");
+    assert!(
+        messages[1].starts_with("agent.run({ timeout }): \"soon\" is not a duration"),
+        "{}",
+        messages[1]
+    );
+    assert!(
+        messages[2].starts_with("agent.run({ schema }): invalid schema at /type"),
+        "{}",
+        messages[2]
+    );
+}
+
+#[test]
+fn mistakes_in_an_agent_spec_fail_the_open() {
+    let project = TempProject::new();
+    project.file(
+        "wf.ts",
+        r#"export default defineWorkflow({
+  meta: { name: "t", description: "Bad specs." },
+  async run(wf) {
+    const specs = [
+      { key: "a", runtime: { command: ["./missing.sh"] } },
+      { key: "a b", runtime: { command: ["sh"] } },
+      { key: "a", runtime: "codex" },
+      { key: "a", runtime: { command: ["sh"] }, colour: "red" },
+    ];
+    const messages = [];
+    for (const s of specs) { try { await wf.agents.open(s as any); messages.push("opened"); } catch (e) { messages.push((e as Error).message); } }
+    return messages;
+  },
+});
+"#,
+    );
+    let value = project.awf(&["run", "wf.ts"]).run().assert_success().json();
+    let messages: Vec<String> = value
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            m.as_str()
+                .unwrap()
+                .replace(&project.path().display().to_string(), "[TMP]")
+        })
+        .collect();
+    assert_eq!(
+        messages[0],
+        "agent \"a\": runtime.command: no file at [TMP]/missing.sh"
+    );
+    assert!(
+        messages[1].contains("is not a valid agent key"),
+        "{}",
+        messages[1]
+    );
+    assert!(
+        messages[2].contains("--runtime codex=<command>"),
+        "{}",
+        messages[2]
+    );
+    assert!(
+        messages[3].contains("unknown option `colour`"),
+        "{}",
+        messages[3]
+    );
+}
+
+#[test]
+fn a_runtime_name_can_be_mapped_to_a_command_for_one_run() {
+    let project = TempProject::new();
+    project.script("fake-codex.sh", ANSWER_TEXT).file(
+        "wf.ts",
+        r#"export default defineWorkflow({
+  meta: { name: "t", description: "Mapped." },
+  async run(wf) {
+    const a = await wf.agents.open({ key: "a", runtime: "codex" });
+    return (await a.run({ prompt: "Hi." })).outcome.kind;
+  },
+});
+"#,
+    );
+    let ran = project
+        .awf(&["run", "wf.ts", "--runtime", "codex=./fake-codex.sh"])
+        .run();
+    assert_eq!(ran.assert_success().json(), json!("answered"));
+}
+
+#[test]
+fn ctrl_c_cancels_the_turns_kills_the_agents_and_writes_the_records() {
+    let project = TempProject::new();
+    project
+        .script(
+            "agent.sh",
+            "#!/bin/sh\ncat > /dev/null\nsleep 300 &\necho $! > bg.pid\nsleep 300\n",
+        )
+        .file("wf.ts", &one_turn("", r#"{ prompt: "Wait." }"#));
+    let mut child = std::process::Command::new(crate::util::awf_bin())
+        .args(["run", "wf.ts"])
+        .current_dir(project.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_file(&project.path().join("bg.pid"), Duration::from_secs(20));
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    let pid: i32 = project.read("bg.pid").trim().parse().unwrap();
+    assert!(
+        !process_running(pid),
+        "the agent's background sleep {pid} survived Ctrl-C"
+    );
+    let settled = &project.events_of("t", "turn-settled")[0];
+    assert_eq!(settled["outcome"], "cancelled");
+    let output: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(project.only_run_dir("t").join("output.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(output["outcome"], "cancelled");
+}
+
+#[test]
+fn a_second_ctrl_c_exits_at_once_and_still_kills_the_agents() {
+    // The agent ignores SIGTERM, so the first Ctrl-C waits out the kill grace; the second
+    // must not wait.
+    let project = TempProject::new();
+    project
+        .script("agent.sh", "#!/bin/sh\ntrap '' TERM\ncat > /dev/null\necho $$ > agent.pid\nwhile true; do sleep 0.05; done\n")
+        .file("wf.ts", &one_turn("", r#"{ prompt: "Wait." }"#));
+    let mut child = std::process::Command::new(crate::util::awf_bin())
+        .args(["run", "wf.ts"])
+        .current_dir(project.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for_file(&project.path().join("agent.pid"), Duration::from_secs(20));
+    let awf = child.id() as i32;
+    unsafe {
+        libc::kill(awf, libc::SIGINT);
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    unsafe {
+        libc::kill(awf, libc::SIGINT);
+    }
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    let pid: i32 = project.read("agent.pid").trim().parse().unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(
+        !process_running(pid),
+        "the agent {pid} survived the second Ctrl-C"
+    );
+}
