@@ -90,3 +90,13 @@ declare namespace NodeJS {
   }
 }
 declare var process: NodeJS.Process;
+
+/** A module's own location, as Node and Bun give it. */
+interface ImportMeta {
+  /** `file:///abs/path/wf.ts` */
+  url: string;
+  /** The module's absolute path. */
+  filename: string;
+  /** The folder of the module's file. */
+  dirname: string;
+}
