@@ -43,3 +43,8 @@ declare module "awf:ops" {
 declare module "awf:ops" {
   export function agent_open(run: number, spec: unknown): unknown;
 }
+
+declare module "awf:ops" {
+  export function test_run_open(options: { name: string; file: string; cwd: string | null; timeoutMs: number }): unknown;
+  export function run_events(run: number, from: number): unknown;
+}

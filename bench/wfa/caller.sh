@@ -1,15 +1,17 @@
 #!/bin/sh
-# Times N calls of `wfa tool echo` and N runs of /bin/true from the same shell loop; answers
-# with both totals in nanoseconds.
+# Times N calls of `wfa tool echo` and N runs of /bin/true from the same shell loop, and reads
+# how much CPU awf itself (this script's parent) spent during the calls from /proc/<pid>/stat
+# (utime + stime, in clock ticks); answers with the totals.
 cat > /dev/null
 n="$1"
 ns() { date +%s%N; }
+awf_ticks() { awk '{ print $14 + $15 }' "/proc/$PPID/stat"; }
 start=$(ns); i=0
 while [ "$i" -lt "$n" ]; do /bin/true; i=$((i + 1)); done
 floor=$(( $(ns) - start ))
-start=$(ns); i=0
+ticks=$(awf_ticks); start=$(ns); i=0
 while [ "$i" -lt "$n" ]; do "$AWF_WFA" tool echo --text hello > /dev/null || exit 1; i=$((i + 1)); done
-calls=$(( $(ns) - start ))
+calls=$(( $(ns) - start )); ticks=$(( $(awf_ticks) - ticks ))
 "$AWF_WFA" result "$AWF_TURN" <<WF_JSON
-{"calls": $n, "trueNs": $floor, "wfaNs": $calls}
+{"calls": $n, "trueNs": $floor, "wfaNs": $calls, "awfTicks": $ticks, "ticksPerSecond": $(getconf CLK_TCK)}
 WF_JSON

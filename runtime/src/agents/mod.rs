@@ -10,6 +10,7 @@ mod answer;
 pub mod outcome;
 pub mod prompt;
 pub mod queue;
+mod scripted;
 pub mod turn;
 
 use std::collections::{HashMap, HashSet};
@@ -46,6 +47,8 @@ pub struct RunLink {
     /// Becomes true when the run is cancelled (Ctrl-C, SIGTERM, the run's end).
     pub cancelled: watch::Receiver<bool>,
     pub overrides: RuntimeOverrides,
+    /// A test run: every agent is played by the test's scripts (js/agentswf/testing.ts).
+    pub scripted: bool,
 }
 
 /// A run's agents, by key.
@@ -243,8 +246,14 @@ impl Agents {
             }
             None => self.link.cwd.clone(),
         };
-        let runtime = harness::resolve(&spec.runtime, &cwd, &self.link.overrides)
-            .map_err(|e| format!("agent \"{}\": {e}", spec.key))?;
+        let runtime = if self.link.scripted {
+            Runtime::Scripted {
+                declared: spec.runtime.clone(),
+            }
+        } else {
+            harness::resolve(&spec.runtime, &cwd, &self.link.overrides)
+                .map_err(|e| format!("agent \"{}\": {e}", spec.key))?
+        };
         let control = self
             .control
             .get_or_init(|| {
@@ -417,6 +426,12 @@ impl Agent {
         if let Err(e) = self.link.records.append(event) {
             eprintln!("awf: cannot append to the run's events: {e}");
         }
+    }
+
+    /// The agent's socket, while it listens.
+    pub fn socket_path(&self) -> Option<PathBuf> {
+        let socket = self.socket.lock().unwrap_or_else(|e| e.into_inner());
+        socket.as_ref().map(|s| s.path().to_path_buf())
     }
 
     pub fn is_closed(&self) -> bool {

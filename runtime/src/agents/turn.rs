@@ -14,7 +14,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use super::prompt::{self, TurnText};
 use super::queue::Ticket;
-use super::{Agent, Outcome};
+use super::{scripted, Agent, Outcome};
 use crate::harness::command::{self, TurnEnv};
 use crate::harness::process::{describe_status, AgentProcess, Ended};
 use crate::harness::Runtime;
@@ -32,10 +32,11 @@ pub struct TurnRequest {
 }
 
 /// How one run of the agent's process ended.
-enum RunEnd {
+pub(super) enum RunEnd {
     Answered,
     ExitedSilent,
     Failed(String),
+    Blocked(String),
     TimedOut,
     Cancelled,
 }
@@ -89,16 +90,23 @@ pub async fn run(agent: Arc<Agent>, mut request: TurnRequest) -> Outcome {
         } else {
             first_prompt.clone()
         };
-        let end = run_process(
-            &agent,
-            &request,
-            n,
-            check_in,
-            prompt,
-            &answered,
-            &mut outputs,
-        )
-        .await;
+        let end = match &agent.runtime {
+            Runtime::Command { program, args } => {
+                let command = (program.as_path(), args.as_slice());
+                run_process(
+                    &agent,
+                    &request,
+                    command,
+                    n,
+                    check_in,
+                    prompt,
+                    &answered,
+                    &mut outputs,
+                )
+                .await
+            }
+            Runtime::Scripted { .. } => scripted::play(&agent, &request, n, check_in).await,
+        };
         outcome = Some(match end {
             RunEnd::Answered => Outcome::Answered(agent.accepted().unwrap_or_default()),
             RunEnd::ExitedSilent if !check_in => {
@@ -115,6 +123,7 @@ pub async fn run(agent: Arc<Agent>, mut request: TurnRequest) -> Outcome {
                     .into(),
             ),
             RunEnd::Failed(detail) => Outcome::Failed(detail),
+            RunEnd::Blocked(detail) => Outcome::Blocked(detail),
             RunEnd::TimedOut => {
                 Outcome::TimedOut("the turn's deadline passed before an answer was accepted".into())
             }
@@ -129,16 +138,17 @@ pub async fn run(agent: Arc<Agent>, mut request: TurnRequest) -> Outcome {
     outcome
 }
 
+#[allow(clippy::too_many_arguments)]
 async fn run_process(
     agent: &Agent,
     request: &TurnRequest,
+    (program, args): (&std::path::Path, &[String]),
     n: u32,
     check_in: bool,
     prompt: String,
     answered: &tokio::sync::Notify,
     outputs: &mut Vec<String>,
 ) -> RunEnd {
-    let Runtime::Command { program, args } = &agent.runtime;
     let turn_env = TurnEnv {
         launcher: &agent.launcher,
         turn: &request.id,

@@ -8,14 +8,13 @@
 //! `wire.rs` and `refusal.rs` depend on nothing but serde, because the `wfa` binary includes
 //! them by path.
 
+pub mod client;
 pub mod launcher;
 pub mod refusal;
 pub mod server;
 pub mod wire;
 
-use std::ffi::CString;
 use std::io;
-use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -30,15 +29,7 @@ pub struct ControlDir {
 impl ControlDir {
     /// Makes `/tmp/awf-XXXXXX`, readable by its owner only.
     pub fn create() -> io::Result<ControlDir> {
-        let template = CString::new("/tmp/awf-XXXXXX").expect("no NUL in the template");
-        let raw = template.into_raw();
-        let made = unsafe { libc::mkdtemp(raw) };
-        let template = unsafe { CString::from_raw(raw) };
-        if made.is_null() {
-            return Err(io::Error::last_os_error());
-        }
-        let path = PathBuf::from(std::ffi::OsStr::from_bytes(template.as_bytes()));
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o700))?;
+        let path = crate::paths::make_temp_dir(Path::new("/tmp"), "awf-")?;
         Ok(ControlDir {
             path,
             next_agent: AtomicU32::new(1),

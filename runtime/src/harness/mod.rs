@@ -23,6 +23,9 @@ pub const KNOWN_CLIS: &[&str] = &["codex", "claude", "pi", "gemini", "opencode"]
 pub enum Runtime {
     /// Any executable: `argv[0]` resolved at open, run once per turn.
     Command { program: PathBuf, args: Vec<String> },
+    /// In `awf test`: the test's scripts play the agent; `declared` is the runtime its spec
+    /// asked for, kept for the records.
+    Scripted { declared: Value },
 }
 
 impl Runtime {
@@ -32,6 +35,7 @@ impl Runtime {
             Runtime::Command { program, args } => {
                 json!({ "kind": "command", "program": program.display().to_string(), "args": args })
             }
+            Runtime::Scripted { declared } => json!({ "kind": "scripted", "declared": declared }),
         }
     }
 }

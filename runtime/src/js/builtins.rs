@@ -30,6 +30,7 @@ const SOURCES: &[(&str, &str)] = builtins![
     "host/process",
     "host/stack",
     "host/timers",
+    "agentswf/testing",
     "agentswf/workflow",
     "workflow/agents",
     "workflow/context",
@@ -41,6 +42,7 @@ const SOURCES: &[(&str, &str)] = builtins![
 pub const PUBLIC_NAMES: &[(&str, &str)] = &[
     ("agentswf", "awf:agentswf/workflow"),
     ("agentswf/workflow", "awf:agentswf/workflow"),
+    ("agentswf/testing", "awf:agentswf/testing"),
     ("typebox", "awf:typebox"),
 ];
 

@@ -27,6 +27,8 @@ pub const RUNS_DIR: &str = ".awf/runs";
 pub struct RunDir {
     path: PathBuf,
     events: Mutex<File>,
+    /// A copy of every event appended, for tests that read them as they go (`keep_events`).
+    kept: Mutex<Option<Vec<serde_json::Value>>>,
 }
 
 impl RunDir {
@@ -47,6 +49,7 @@ impl RunDir {
         Ok(RunDir {
             path,
             events: Mutex::new(events),
+            kept: Mutex::new(None),
         })
     }
 
@@ -64,8 +67,27 @@ impl RunDir {
     /// Appends one event line, stamped with the time.
     pub fn append(&self, event: &Event) -> io::Result<()> {
         let line = event::line(SystemTime::now(), event);
+        if let Some(kept) = self.kept.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+            if let Ok(value) = serde_json::from_str(&line) {
+                kept.push(value);
+            }
+        }
         let mut file = self.events.lock().unwrap_or_else(|e| e.into_inner());
         file.write_all(line.as_bytes())
+    }
+
+    /// From now on, also keep every event in memory (`kept_events`).
+    pub fn keep_events(&self) {
+        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        kept.get_or_insert_with(Vec::new);
+    }
+
+    /// The events kept since `keep_events`, from index `from` on.
+    pub fn kept_events(&self, from: usize) -> Vec<serde_json::Value> {
+        let kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        kept.as_ref()
+            .map(|k| k.get(from..).unwrap_or_default().to_vec())
+            .unwrap_or_default()
     }
 }
 

@@ -25,6 +25,31 @@ pub use exit::Ending;
 /// it can see its turns end `timed-out` and return what it has.
 pub const DEADLINE_GRACE: Duration = Duration::from_secs(5);
 
+/// What a run is opened with.
+pub struct RunSpec<'a> {
+    pub workflow: &'a str,
+    pub file: &'a Path,
+    pub cwd: &'a Path,
+    pub argv: &'a [String],
+    pub timeout: Duration,
+    pub overrides: RuntimeOverrides,
+    /// Asks the run's JS to call tool handlers (and, in tests, scripts).
+    pub js: JsRequester,
+    pub mode: RunMode,
+}
+
+/// Whether agents are real processes or scripted by a test.
+pub enum RunMode {
+    Live,
+    /// `testWorkflow`: every agent is played by the test's scripts; records go under
+    /// `records_root` and are also kept in memory for the test to read. `scratch` folders are
+    /// removed at the run's end.
+    Scripted {
+        records_root: PathBuf,
+        scratch: Vec<PathBuf>,
+    },
+}
+
 /// One run's shared state: its identity, records, deadline and agents.
 pub struct Run {
     pub id: String,
@@ -36,65 +61,84 @@ pub struct Run {
     pub records: Arc<RunDir>,
     pub agents: Agents,
     cancel: tokio::sync::watch::Sender<bool>,
+    /// Folders made for the run alone (a test's temp cwd and records), removed at its end.
+    scratch: Vec<PathBuf>,
 }
 
 impl Run {
     /// Creates the run's folder and writes `run.json` and the first event.
-    pub fn open(
-        workflow: &str,
-        file: &Path,
-        cwd: &Path,
-        argv: &[String],
-        timeout: Duration,
-        overrides: RuntimeOverrides,
-        js: JsRequester,
-    ) -> std::io::Result<Run> {
+    pub fn open(spec: RunSpec<'_>) -> std::io::Result<Run> {
         let started = SystemTime::now();
         let id = time::new_run_id(started);
-        let records = RunDir::create(cwd, workflow, &id)?;
+        let scripted = matches!(spec.mode, RunMode::Scripted { .. });
+        let records_root = match &spec.mode {
+            RunMode::Live => spec.cwd,
+            RunMode::Scripted { records_root, .. } => records_root.as_path(),
+        };
+        let records = RunDir::create(records_root, spec.workflow, &id)?;
+        if scripted {
+            records.keep_events();
+        }
         records.write_json(
             "run.json",
             &json!({
                 "version": 1,
                 "runId": id,
-                "workflow": workflow,
-                "file": file.display().to_string(),
-                "cwd": cwd.display().to_string(),
-                "argv": argv,
-                "timeoutMs": timeout.as_millis() as u64,
+                "workflow": spec.workflow,
+                "file": spec.file.display().to_string(),
+                "cwd": spec.cwd.display().to_string(),
+                "argv": spec.argv,
+                "timeoutMs": spec.timeout.as_millis() as u64,
                 "startedAt": time::rfc3339(started),
+                "scripted": scripted,
             }),
         )?;
         records.append(&Event::RunStarted {
             run_id: id.clone(),
-            workflow: workflow.to_string(),
-            file: file.display().to_string(),
-            cwd: cwd.display().to_string(),
-            argv: argv.to_vec(),
+            workflow: spec.workflow.to_string(),
+            file: spec.file.display().to_string(),
+            cwd: spec.cwd.display().to_string(),
+            argv: spec.argv.to_vec(),
         })?;
         let records = Arc::new(records);
-        let deadline = Instant::now() + timeout;
+        let deadline = Instant::now() + spec.timeout;
         let (cancel, cancelled) = tokio::sync::watch::channel(false);
         let agents = Agents::new(RunLink {
             run_id: id.clone(),
-            js,
+            js: spec.js,
             records: records.clone(),
-            cwd: cwd.to_path_buf(),
+            cwd: spec.cwd.to_path_buf(),
             deadline,
             cancelled,
-            overrides,
+            overrides: spec.overrides,
+            scripted,
         });
         Ok(Run {
             id,
-            workflow: workflow.to_string(),
-            file: file.to_path_buf(),
-            cwd: cwd.to_path_buf(),
+            workflow: spec.workflow.to_string(),
+            file: spec.file.to_path_buf(),
+            cwd: spec.cwd.to_path_buf(),
             started,
             deadline,
             records,
             agents,
             cancel,
+            scratch: match spec.mode {
+                RunMode::Live => Vec::new(),
+                RunMode::Scripted { scratch, .. } => scratch,
+            },
         })
+    }
+
+    /// Ends a run that JS drove (a test's): cancels what is left, lets the turns settle, stops
+    /// the agents' sockets and removes the run's scratch folders.
+    pub async fn close(&self) {
+        self.cancel();
+        self.agents.settled().await;
+        self.agents.shut_down();
+        for dir in &self.scratch {
+            let _ = std::fs::remove_dir_all(dir);
+        }
     }
 
     /// Cancels every turn of the run: queued ones and running ones end `cancelled`.
@@ -209,15 +253,16 @@ pub async fn run_file(options: RunOptions) -> RunReport {
         }
     };
     let name = meta["name"].as_str().unwrap_or_default().to_string();
-    let run = match Run::open(
-        &name,
-        &file,
-        &options.cwd,
-        &options.words,
-        options.timeout,
-        options.overrides.clone(),
-        host.requester(),
-    ) {
+    let run = match Run::open(RunSpec {
+        workflow: &name,
+        file: &file,
+        cwd: &options.cwd,
+        argv: &options.words,
+        timeout: options.timeout,
+        overrides: options.overrides.clone(),
+        js: host.requester(),
+        mode: RunMode::Live,
+    }) {
         Ok(run) => Arc::new(run),
         Err(e) => {
             return RunReport {

@@ -8,6 +8,7 @@
 mod agents;
 mod core;
 mod schema;
+mod test_runs;
 mod workflow;
 
 use std::future::Future;
@@ -73,6 +74,7 @@ fn all() -> impl Iterator<Item = &'static OpDecl> {
         .chain(super::host::ops())
         .chain(agents::OPS)
         .chain(schema::OPS)
+        .chain(test_runs::OPS)
         .chain(workflow::OPS)
 }
 

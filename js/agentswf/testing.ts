@@ -1,0 +1,483 @@
+// agentswf/testing — run a workflow's `run` in a test with every agent scripted.
+//
+// `testWorkflow` opens a scripted run (runtime/src/agents/scripted.rs): the workflow's code runs
+// for real — turns queue, deadlines hold, tools are checked and called — but each turn is played
+// by the test's script for that agent instead of a process. A script answers through the
+// agent's real socket, exactly as `wfa result` would, so a wrong answer meets the same checks;
+// `turn.tool(name, input)` calls a tool the same way. What goes wrong in a script (it throws, its
+// answer is refused, an agent has no script) fails the test, not the workflow.
+
+import * as ops from "awf:ops";
+import { opAsync, onRequest, startTimer, clearTimer, unrefTimer } from "../core.ts";
+import { isTyped, isWorkflow, type Typed, type Workflow } from "./workflow.ts";
+import { createContext } from "../workflow/context.ts";
+import { AbortController } from "../host/abort.ts";
+
+const SCRIPT = Symbol.for("awf.script");
+
+type ReplyKind = "silent" | "failed" | "blocked" | "timed-out" | "hang";
+
+/** A way a scripted turn ends without an answer: `reply.silent()`, `reply.failed()`, ... */
+export interface Reply {
+  readonly [SCRIPT]: "reply";
+  readonly kind: ReplyKind;
+  readonly reason?: string;
+}
+
+/** What a turn's script is given. */
+export interface Turn {
+  readonly agent: string;
+  /** The agent's turn number, from 1; a check-in has its turn's number. */
+  readonly n: number;
+  /** The author's prompt (without how to answer or the tools). */
+  readonly prompt: string;
+  /** The turn's JSON Schema, or null for a text turn. */
+  readonly schema: object | null;
+  /** True when this is the turn's check-in (the first run ended without an answer). */
+  readonly checkIn: boolean;
+  /** Aborted when the turn's deadline passes or the run is cancelled. */
+  readonly signal: AbortSignal;
+  /** Calls one of the agent's tools through the same checks and handler a real call goes through. */
+  tool(name: string, input?: unknown): Promise<ToolResult>;
+}
+
+export type ToolResult =
+  | { kind: "result"; output: string }
+  | { kind: "refused"; code: string; error: string }
+  | { kind: "failed"; outcome: "failed" | "timed-out"; error: string };
+
+/** A script: `answer(...)` or a `reply.*`. */
+export interface Script {
+  readonly [SCRIPT]: "answer";
+  readonly schema?: object;
+  readonly respond: (turn: Turn) => unknown;
+}
+
+type Entry = Script | Reply;
+
+function isEntry(value: unknown): value is Entry {
+  return typeof value === "object" && value !== null && SCRIPT in value;
+}
+
+/**
+ * `answer(value)`, `answer(async (turn) => value)`, `answer(schema, value)` or
+ * `answer(schema, async (turn) => value)`. With a schema, the turn must ask for that schema.
+ * A function may also return a `reply.*` to end the turn another way.
+ */
+export function answer(...args: unknown[]): Script {
+  if (args.length === 0 || args.length > 2) {
+    throw new TypeError("answer(value), answer(async (turn) => value) or answer(schema, value | async (turn) => value)");
+  }
+  const [schemaArg, body] = args.length === 2 ? [args[0], args[1]] : [undefined, args[0]];
+  let schema: object | undefined;
+  if (schemaArg !== undefined) {
+    if (typeof schemaArg !== "object" || schemaArg === null) throw new TypeError("answer(schema, value): schema must be a JSON Schema or a typed() value");
+    schema = isTyped(schemaArg) ? (schemaArg as Typed<unknown>).schema : (ops.check_json(schemaArg) as object);
+  }
+  const respond = typeof body === "function" ? (body as (turn: Turn) => unknown) : () => body;
+  return Object.freeze({ [SCRIPT]: "answer" as const, schema, respond });
+}
+
+function replyOf(kind: ReplyKind, reason?: string): Reply {
+  return Object.freeze({ [SCRIPT]: "reply" as const, kind, reason });
+}
+
+/** Scripted turns that end without an answer. */
+export const reply = Object.freeze({
+  /** The agent ends its turn without answering (a check-in follows; silent again: `unanswered`). */
+  silent: () => replyOf("silent"),
+  failed: (reason?: string) => replyOf("failed", reason),
+  timedOut: (reason?: string) => replyOf("timed-out", reason),
+  blocked: (reason?: string) => replyOf("blocked", reason),
+  /** The agent never answers: the turn lasts until its deadline or the run's cancellation. */
+  hang: () => replyOf("hang"),
+});
+
+export interface TestOptions {
+  /** Agent key (or a `*` glob) to its script, or to a list of scripts, one per turn. */
+  agents?: Record<string, Entry | Entry[]>;
+  /** The run's deadline: `"30s"`, `"5m"` or milliseconds (default 30 minutes). */
+  timeout?: string | number;
+  /** Where the workflow runs (default: a new temp folder, removed after). */
+  cwd?: string;
+  /** How long turns may be in flight with nothing happening before the test fails (default 2s). */
+  stall?: string | number;
+}
+
+export interface TurnRecord {
+  agent: string;
+  turn: string;
+  n: number;
+  prompt?: string;
+  schema?: object | null;
+  checkIn: boolean;
+  outcome: string;
+  detail?: string;
+}
+
+export interface CallRecord {
+  agent: string;
+  tool: string;
+  call?: string;
+  input?: unknown;
+  outcome: string;
+  result?: unknown;
+  error?: string;
+  code?: string;
+}
+
+/** What a tested run did. */
+export class TestRun<R = unknown> {
+  readonly #value: R | undefined;
+  readonly #error: unknown;
+  readonly #failed: boolean;
+  readonly turns: TurnRecord[];
+  readonly calls: CallRecord[];
+  readonly logs: { message: string; fields?: Record<string, unknown> }[];
+
+  constructor(result: { value?: R; error?: unknown; failed: boolean }, events: Record<string, any>[], prompts: Map<string, { prompt: string; schema: object | null }>) {
+    this.#value = result.value;
+    this.#error = result.error;
+    this.#failed = result.failed;
+    this.turns = turnRecords(events, prompts);
+    this.calls = callRecords(events);
+    this.logs = events
+      .filter((e) => e.event === "log")
+      .map((e) => (e.fields ? { message: e.message, fields: e.fields } : { message: e.message }));
+  }
+
+  /** The workflow's result; throws (with the workflow's error as `cause`) if it threw. */
+  get value(): R {
+    if (this.#failed) {
+      const message = this.#error instanceof Error ? this.#error.message : String(this.#error);
+      throw new Error(`the workflow failed: ${message}`, { cause: this.#error });
+    }
+    return this.#value as R;
+  }
+
+  turnsOf(agent: string): TurnRecord[] {
+    return this.turns.filter((t) => t.agent === agent);
+  }
+}
+
+function turnRecords(events: Record<string, any>[], prompts: Map<string, { prompt: string; schema: object | null }>): TurnRecord[] {
+  const records = new Map<string, TurnRecord>();
+  for (const e of events) {
+    if (e.event === "turn-started") {
+      const asked = prompts.get(e.turn);
+      records.set(e.turn, { agent: e.agent, turn: e.turn, n: e.n, prompt: asked?.prompt, schema: asked?.schema ?? e.schema ?? null, checkIn: false, outcome: "running" });
+    } else if (e.event === "check-in") {
+      const record = records.get(e.turn);
+      if (record) record.checkIn = true;
+    } else if (e.event === "turn-settled") {
+      const record = records.get(e.turn) ?? { agent: e.agent, turn: e.turn, n: 0, checkIn: false, outcome: e.outcome };
+      record.outcome = e.outcome;
+      if (e.detail) record.detail = e.detail;
+      records.set(e.turn, record);
+    }
+  }
+  return [...records.values()];
+}
+
+function callRecords(events: Record<string, any>[]): CallRecord[] {
+  const calls: CallRecord[] = [];
+  const byId = new Map<string, CallRecord>();
+  for (const e of events) {
+    if (e.event === "tool-called") {
+      const record: CallRecord = { agent: e.agent, tool: e.tool, call: e.call, input: e.input, outcome: "running" };
+      byId.set(e.call, record);
+      calls.push(record);
+    } else if (e.event === "tool-settled") {
+      const record = byId.get(e.call);
+      if (!record) continue;
+      record.outcome = e.outcome;
+      if ("result" in e) record.result = e.result;
+      if (e.error) record.error = e.error;
+    } else if (e.event === "tool-refused") {
+      calls.push({ agent: e.agent, tool: e.tool, outcome: "refused", code: e.code, error: [e.message, ...(e.details ?? [])].join("\n") });
+    }
+  }
+  return calls;
+}
+
+/** The state of one tested run, found by its id when the host asks for a turn. */
+interface ScriptedRun {
+  handle: number;
+  agents: Record<string, Entry | Entry[]>;
+  /** Which list entry each agent is at. */
+  used: Map<string, number>;
+  prompts: Map<string, { prompt: string; schema: object | null }>;
+  aborts: Map<string, AbortController>;
+  fail(error: unknown): void;
+}
+
+const runs = new Map<string, ScriptedRun>();
+
+/** Fails the test from inside a scripted turn, and ends that turn `failed`. */
+class ScriptFailure extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "TestWorkflowError";
+  }
+}
+
+/**
+ * Runs `workflow.run` with every agent scripted. `testWorkflow(workflow, options)` gives run the
+ * input `prepare({ argv: [], cwd })` makes (or `{ argv: [] }`); `testWorkflow(workflow, input,
+ * options)` gives it `input`.
+ */
+export async function testWorkflow<R = unknown>(workflow: Workflow<any, R>, ...rest: unknown[]): Promise<TestRun<R>> {
+  if (!isWorkflow(workflow)) {
+    throw new TypeError("testWorkflow(workflow, options): workflow must be the default export of a workflow file (defineWorkflow({ ... }))");
+  }
+  const hasInput = rest.length >= 2;
+  const options = ((hasInput ? rest[1] : rest[0]) ?? {}) as TestOptions;
+  const agents = options.agents ?? {};
+  for (const [key, entries] of Object.entries(agents)) {
+    for (const entry of Array.isArray(entries) ? entries : [entries]) {
+      if (!isEntry(entry)) throw new TypeError(`testWorkflow: the script for agent "${key}" must be answer(...) or reply.*(), or a list of them`);
+    }
+  }
+  const opened = ops.test_run_open({ name: workflow.meta.name, file: "", cwd: options.cwd ?? null, timeoutMs: millis(options.timeout, 30 * 60_000) }) as { run: number; runId: string; cwd: string };
+  let failure: { error: unknown } | undefined;
+  let failTest: (error: unknown) => void = () => {};
+  const failed = new Promise<never>((_, reject) => {
+    failTest = (error) => {
+      if (!failure) {
+        failure = { error };
+        reject(error);
+      }
+    };
+  });
+  failed.catch(() => {});
+  const state: ScriptedRun = { handle: opened.run, agents, used: new Map(), prompts: new Map(), aborts: new Map(), fail: (e) => failTest(e) };
+  runs.set(opened.runId, state);
+  const stall = watchForStall(opened.run, millis(options.stall, 2000), failTest);
+  let result: { value?: R; error?: unknown; failed: boolean };
+  try {
+    const running = (async () => {
+      const input = hasInput ? rest[0] : workflow.prepare ? await workflow.prepare({ argv: [], cwd: opened.cwd }) : { argv: [] };
+      const value = await workflow.run(createContext(opened.run), input);
+      return ops.check_json(value) as R;
+    })();
+    running.catch(() => {});
+    result = await Promise.race([running, failed]).then(
+      (value) => ({ value, failed: false }),
+      (error) => ({ error, failed: true }),
+    );
+  } finally {
+    clearTimer(stall);
+    await opAsync("test_run_close", { run: opened.run });
+    runs.delete(opened.runId);
+  }
+  if (failure) throw failure.error;
+  const unused = unusedEntries(state);
+  if (unused) throw new ScriptFailure(unused);
+  const events = ops.run_events(opened.run, 0) as Record<string, any>[];
+  return new TestRun<R>(result, events, state.prompts);
+}
+
+function millis(value: string | number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value === "number") return value;
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(value.trim());
+  if (!match) throw new TypeError(`testWorkflow: "${value}" is not a duration; write 500ms, 30s, 5m or 1h`);
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2] as "ms" | "s" | "m" | "h"];
+  return Number(match[1]) * unit;
+}
+
+/** Fails the test when turns are in flight and nothing happens for `stallMs`. */
+function watchForStall(run: number, stallMs: number, fail: (error: unknown) => void): number {
+  let seen = 0;
+  let quietSince = performance.now();
+  const open = new Map<string, string>();
+  let callsInFlight = 0;
+  const timer = startTimer(() => {
+    const events = ops.run_events(run, seen) as Record<string, any>[];
+    if (events.length > 0) {
+      seen += events.length;
+      quietSince = performance.now();
+      for (const e of events) {
+        if (e.event === "turn-started") open.set(e.turn, `${e.agent} ${e.turn} (turn ${e.n})`);
+        else if (e.event === "turn-settled") open.delete(e.turn);
+        else if (e.event === "tool-called") callsInFlight++;
+        else if (e.event === "tool-settled") callsInFlight--;
+      }
+      return;
+    }
+    if (open.size > 0 && callsInFlight === 0 && performance.now() - quietSince > stallMs) {
+      fail(new ScriptFailure(`the run made no progress for ${stallMs}ms; turns still in flight: ${[...open.values()].join(", ")} (a script that hangs needs a turn timeout, or the test a "stall" option)`));
+    }
+  }, 50, true);
+  unrefTimer(timer, true);
+  return timer;
+}
+
+/** The script for `agent`: its exact key first, then one `*` pattern. */
+function scriptFor(state: ScriptedRun, agent: string): Entry | Entry[] | string {
+  if (agent in state.agents) return state.agents[agent]!;
+  const matches = Object.keys(state.agents).filter((key) => key.includes("*") && globMatches(key, agent));
+  if (matches.length === 1) return state.agents[matches[0]!]!;
+  if (matches.length > 1) return `agent "${agent}" matches more than one script pattern: ${matches.join(", ")}`;
+  const known = Object.keys(state.agents);
+  return `agent "${agent}" has no script; give it one in testWorkflow's agents option (scripted: ${known.length ? known.join(", ") : "none"})`;
+}
+
+function globMatches(pattern: string, key: string): boolean {
+  const regex = new RegExp(`^${pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
+  return regex.test(key);
+}
+
+function unusedEntries(state: ScriptedRun): string | undefined {
+  for (const [key, entries] of Object.entries(state.agents)) {
+    if (!Array.isArray(entries)) continue;
+    const used = state.used.get(key) ?? 0;
+    if (used < entries.length) {
+      return `the script list for agent "${key}" has ${entries.length} entries but only ${used} turn${used === 1 ? "" : "s"} came`;
+    }
+  }
+  return undefined;
+}
+
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (key, v) => {
+    if (key === "required" && Array.isArray(v)) return [...v].sort();
+    if (v && typeof v === "object" && !Array.isArray(v)) {
+      return Object.fromEntries(Object.keys(v).sort().map((k) => [k, (v as Record<string, unknown>)[k]]));
+    }
+    return v;
+  });
+}
+
+interface TurnRequest {
+  run: string;
+  agent: string;
+  turn: string;
+  n: number;
+  prompt: string;
+  schema: object | null;
+  checkIn: boolean;
+}
+
+onRequest("script.turn", async (request: TurnRequest) => {
+  const state = runs.get(request.run);
+  if (!state) return { reply: "failed", reason: "the test run is over" };
+  state.prompts.set(request.turn, { prompt: request.prompt, schema: request.schema });
+  try {
+    return await playTurn(state, request);
+  } catch (error) {
+    state.fail(error);
+    const message = error instanceof Error ? error.message : String(error);
+    return { reply: "failed", reason: `the test failed in agent "${request.agent}"'s script: ${message}` };
+  }
+});
+
+onRequest("script.abort", ({ run, turn }: { run: string; turn: string }) => {
+  runs.get(run)?.aborts.get(turn)?.abort(new DOMException("the turn is over", "AbortError"));
+});
+
+async function playTurn(state: ScriptedRun, request: TurnRequest): Promise<{ reply: string; reason?: string }> {
+  const script = scriptFor(state, request.agent);
+  if (typeof script === "string") throw new ScriptFailure(script);
+  let entry: Entry;
+  if (Array.isArray(script)) {
+    // A check-in shares its turn's entry.
+    const index = request.checkIn ? (state.used.get(request.agent) ?? 1) - 1 : state.used.get(request.agent) ?? 0;
+    if (index >= script.length) {
+      throw new ScriptFailure(`agent "${request.agent}" got turn ${request.n} but its script list has ${script.length} entr${script.length === 1 ? "y" : "ies"}`);
+    }
+    if (!request.checkIn) state.used.set(request.agent, index + 1);
+    entry = script[index]!;
+  } else {
+    entry = script;
+  }
+  const controller = new AbortController();
+  state.aborts.set(request.turn, controller);
+  try {
+    return await play(state, request, entry, controller.signal);
+  } finally {
+    state.aborts.delete(request.turn);
+  }
+}
+
+async function play(state: ScriptedRun, request: TurnRequest, entry: Entry, signal: AbortSignal): Promise<{ reply: string; reason?: string }> {
+  if (entry[SCRIPT] === "reply") return replied(entry, signal);
+  if (entry.schema !== undefined && canonical(entry.schema) !== canonical(request.schema)) {
+    throw new ScriptFailure(
+      `agent "${request.agent}" turn ${request.n}: the script answers the schema ${JSON.stringify(entry.schema)} but the turn asks for ${request.schema === null ? "text (no schema)" : JSON.stringify(request.schema)}`,
+    );
+  }
+  const turn: Turn = Object.freeze({
+    agent: request.agent,
+    n: request.n,
+    prompt: request.prompt,
+    schema: request.schema,
+    checkIn: request.checkIn,
+    signal,
+    tool: (name: string, input?: unknown) => callTool(state, request, name, input),
+  });
+  const value = await entry.respond(turn);
+  if (isEntry(value)) {
+    if (value[SCRIPT] === "answer") throw new ScriptFailure(`agent "${request.agent}": a script function must return the answer's value or a reply.*(), not answer(...)`);
+    return replied(value, signal);
+  }
+  await submit(state, request, value);
+  return { reply: "answered" };
+}
+
+async function replied(entry: Reply, signal: AbortSignal): Promise<{ reply: string; reason?: string }> {
+  if (entry.kind === "hang") {
+    await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+    return { reply: "timed-out" };
+  }
+  return entry.reason === undefined ? { reply: entry.kind } : { reply: entry.kind, reason: entry.reason };
+}
+
+/** Sends the answer through the agent's socket, as `wfa result` would. */
+async function submit(state: ScriptedRun, request: TurnRequest, value: unknown): Promise<void> {
+  let stdin: string;
+  if (request.schema === null) {
+    if (typeof value !== "string") {
+      throw new ScriptFailure(`agent "${request.agent}" turn ${request.n} is a text turn, so its answer is a string; the script gave ${value === undefined ? "nothing" : typeof value}`);
+    }
+    stdin = value;
+  } else {
+    stdin = JSON.stringify(ops.check_json(value));
+  }
+  const response = await exchange(state, request.agent, { command: "result", turn: request.turn, args: [], stdin });
+  if (response.kind !== "ok") {
+    const lines = [response.message, ...(response.details ?? [])].join("\n  ");
+    throw new ScriptFailure(`agent "${request.agent}" turn ${request.n}: the script's answer was refused (${response.code}): ${lines}`);
+  }
+}
+
+interface WireResponse {
+  kind: "ok" | "refused" | "failed";
+  stdout?: string;
+  code?: string;
+  message?: string;
+  details?: string[];
+}
+
+function exchange(state: ScriptedRun, agent: string, request: object): Promise<WireResponse> {
+  return opAsync<WireResponse>("test_exchange", { run: state.handle, agent, request });
+}
+
+async function callTool(state: ScriptedRun, request: TurnRequest, name: string, input?: unknown): Promise<ToolResult> {
+  if (typeof name !== "string") throw new TypeError("turn.tool(name, input?): name must be a string");
+  const stdin = input === undefined ? null : JSON.stringify(ops.check_json(input));
+  const response = await exchange(state, request.agent, { command: "tool", name, args: [], stdin });
+  switch (response.kind) {
+    case "ok":
+      return { kind: "result", output: response.stdout ?? "" };
+    case "refused":
+      return { kind: "refused", code: response.code!, error: [response.message, ...(response.details ?? [])].join("\n") };
+    default:
+      return {
+        kind: "failed",
+        outcome: response.code === "timed-out" || response.code === "may-have-run" ? "timed-out" : "failed",
+        error: response.message ?? "",
+      };
+  }
+}
+
