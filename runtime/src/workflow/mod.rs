@@ -25,6 +25,13 @@ pub use exit::Ending;
 /// it can see its turns end `timed-out` and return what it has.
 pub const DEADLINE_GRACE: Duration = Duration::from_secs(5);
 
+impl Drop for Run {
+    /// A test that timed out never closed its run: its folders go when the run does.
+    fn drop(&mut self) {
+        self.remove_scratch();
+    }
+}
+
 /// What a run is opened with.
 pub struct RunSpec<'a> {
     pub workflow: &'a str,
@@ -136,6 +143,10 @@ impl Run {
         self.cancel();
         self.agents.settled().await;
         self.agents.shut_down();
+        self.remove_scratch();
+    }
+
+    fn remove_scratch(&self) {
         for dir in &self.scratch {
             let _ = std::fs::remove_dir_all(dir);
         }
