@@ -1,19 +1,15 @@
 // awf:bootstrap — installs the globals every workflow, handler and test file sees, in order:
 // stack traces at .ts positions first (so errors from here on are mapped), then console,
-// timers, process, structuredClone, the web globals (events and abort, text encoding, crypto),
-// the lazy globals whose modules load on first use (URL, fetch, Buffer), then the author
-// globals of the spec (defineWorkflow, tool, typed, Type). QuickJS itself provides atob, btoa,
-// performance, queueMicrotask and DOMException.
+// timers, process, structuredClone, then the author globals of the spec (defineWorkflow, tool,
+// typed, Type), then the web and Node globals whose modules load on first use (events and
+// abort, text encoding, crypto, URL, fetch, Buffer: js/host/lazy_global.ts). QuickJS itself
+// provides atob, btoa, performance, queueMicrotask and DOMException.
 
 import { installStackTraces } from "./host/stack.ts";
 import { console } from "./host/console.ts";
 import * as timers from "./host/timers.ts";
 import { process } from "./host/process.ts";
 import { structuredClone } from "./host/clone.ts";
-import { Event, EventTarget } from "./host/event_target.ts";
-import { AbortController, AbortSignal } from "./host/abort.ts";
-import { TextDecoder, TextEncoder } from "./host/encoding.ts";
-import { crypto } from "./host/crypto.ts";
 import { installLazyGlobals } from "./host/lazy_global.ts";
 import { defineWorkflow, tool, typed, Type } from "./agentswf/workflow.ts";
 
@@ -30,13 +26,6 @@ const globals: Record<string, unknown> = {
   process,
   structuredClone,
   global: globalThis,
-  Event,
-  EventTarget,
-  AbortController,
-  AbortSignal,
-  TextEncoder,
-  TextDecoder,
-  crypto,
   defineWorkflow,
   tool,
   typed,
@@ -48,6 +37,13 @@ for (const [name, value] of Object.entries(globals)) {
 }
 
 installLazyGlobals({
+  Event: "awf:host/abort",
+  EventTarget: "awf:host/abort",
+  AbortController: "awf:host/abort",
+  AbortSignal: "awf:host/abort",
+  TextEncoder: "awf:host/text_codec",
+  TextDecoder: "awf:host/text_codec",
+  crypto: "awf:host/crypto",
   URL: "awf:host/url",
   URLSearchParams: "awf:host/url",
   fetch: "awf:host/fetch",

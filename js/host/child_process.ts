@@ -13,13 +13,16 @@ import * as ops from "awf:ops";
 import { AwfError, opAsync } from "../core.ts";
 import { EventEmitter } from "../node/events.ts";
 import { abortError, checkOptions, invalidArgType, notSupported } from "../node/errors.ts";
-import { AbortSignal } from "./abort.ts";
 import { encodeUtf8 } from "./encoding.ts";
 import { process } from "./process.ts";
 
 type BufferClass = typeof import("./buffer.ts").Buffer;
 type BufferValue = InstanceType<BufferClass>;
 const Buffer = (): BufferClass => (globalThis as unknown as { Buffer: BufferClass }).Buffer;
+
+type AbortSignal = InstanceType<typeof import("./abort.ts").AbortSignal>;
+const AbortSignalClass = (): typeof import("./abort.ts").AbortSignal =>
+  (globalThis as unknown as typeof import("./abort.ts")).AbortSignal;
 
 type StdioKind = "pipe" | "inherit" | "ignore";
 
@@ -282,7 +285,7 @@ export class ChildProcess extends EventEmitter {
   static start(req: SpawnRequest, options: SpawnOptions): ChildProcess {
     const child = new ChildProcess(req.file, req.args);
     const signal = options.signal;
-    if (signal !== undefined && !(signal instanceof AbortSignal)) {
+    if (signal !== undefined && !(signal instanceof AbortSignalClass())) {
       throw invalidArgType("options.signal", "an instance of AbortSignal", signal);
     }
     let started: { id: number; pid: number };

@@ -1,4 +1,4 @@
-// The `crypto` global: `getRandomValues` and `randomUUID` from the system's CSPRNG.
+// The `crypto` global (lazy): `getRandomValues` and `randomUUID` from the system's CSPRNG.
 // `crypto.subtle` (Web Crypto's algorithms) is not provided yet.
 
 import * as ops from "awf:ops";

@@ -12,7 +12,10 @@
 
 import * as ops from "awf:ops";
 import { AwfError, opAsync } from "../core.ts";
-import { AbortController, AbortSignal } from "./abort.ts";
+
+type AbortModule = typeof import("./abort.ts");
+const { AbortController, AbortSignal } = globalThis as unknown as AbortModule;
+type AbortSignal = InstanceType<AbortModule["AbortSignal"]>;
 import { bytesOf, decodeUtf8, encodeUtf8 } from "./encoding.ts";
 
 const inspectCustom = Symbol.for("nodejs.util.inspect.custom");

@@ -4,7 +4,6 @@
 // debuglog, inspect's color and showHidden options.
 
 import { format, inspect as inspectValue, inspectCustom, type InspectOptions } from "../host/inspect.ts";
-import { TextDecoder, TextEncoder } from "../host/encoding.ts";
 
 type AnyFunction = (...args: any[]) => any;
 
@@ -146,7 +145,8 @@ export function stripVTControlCharacters(text: string): string {
   return text.replace(/\u001b\[[0-9;]*[A-Za-z]/g, "");
 }
 
-export { TextDecoder, TextEncoder };
+type Codec = typeof import("../host/text_codec.ts");
+export const { TextDecoder, TextEncoder } = globalThis as unknown as Codec;
 
 export default {
   promisify,

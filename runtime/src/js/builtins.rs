@@ -37,6 +37,7 @@ const SOURCES: &[(&str, &str)] = builtins![
     "host/os",
     "host/process",
     "host/stack",
+    "host/text_codec",
     "host/timers",
     "host/url",
     "node/buffer",
