@@ -664,11 +664,16 @@ export async function fetch(input: string | URL | Request, init?: RequestInit): 
   signal.throwIfAborted();
   const id = ++nextExchange;
   const body = requestBytes(request);
-  const sent = opAsync<NetworkHead>(
-    "fetch_send",
-    { id, url: request.url, method: request.method, headers: [...request.headers], redirect: request.redirect },
-    body ?? undefined,
-  );
+  let sent: Promise<NetworkHead>;
+  try {
+    sent = opAsync<NetworkHead>(
+      "fetch_send",
+      { id, url: request.url, method: request.method, headers: [...request.headers], redirect: request.redirect },
+      body ?? undefined,
+    );
+  } catch (error) {
+    throw fetchFailed(error);
+  }
   let onAbort: (() => void) | null = null;
   const aborted = new Promise<never>((_, reject) => {
     onAbort = () => {
@@ -695,7 +700,8 @@ export async function fetch(input: string | URL | Request, init?: RequestInit): 
 function fetchFailed(error: unknown): unknown {
   if (!(error instanceof AwfError)) return error;
   const failure = error as AwfError & Record<string, unknown>;
-  if (failure.code === "ERR_ACCESS_DENIED" || failure.code === "ERR_NOT_SUPPORTED") return error;
+  if (failure.code === "ERR_ACCESS_DENIED") return error;
+  if (failure.code === "ERR_NOT_SUPPORTED") return Object.assign(new TypeError(failure.message), { code: failure.code });
   const cause = new Error(failure.message) as Error & Record<string, unknown>;
   for (const key of ["errno", "code", "syscall", "address", "port", "hostname"]) {
     if (key === "code") cause.code = failure.code;

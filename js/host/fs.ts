@@ -43,6 +43,8 @@ function pathArg(value: unknown, name = "path"): string {
     path = value;
   } else if (value instanceof Uint8Array) {
     path = decodeUtf8(value);
+  } else if (typeof value === "number") {
+    throw notSupported(`file descriptors (the ${name} ${value})`);
   } else if (isUrl(value)) {
     if (value.protocol !== "file:") {
       const error = new TypeError("The URL must be of scheme file") as TypeError & { code: string };

@@ -83,7 +83,7 @@ export class TextDecoder {
     const stream = Boolean(options?.stream);
     const cut = stream ? this.#completeLength(bytes) : bytes.length;
     this.#pending = bytes.slice(cut);
-    let text = this.#encoding === "utf-8" ? decodeUtf8(bytes.subarray(0, cut), this.#fatal) : this.#utf16(bytes.subarray(0, cut));
+    let text = this.#encoding === "utf-8" ? this.#utf8(bytes.subarray(0, cut)) : this.#utf16(bytes.subarray(0, cut));
     if (!this.#started && !this.#ignoreBOM && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     this.#started = stream && (this.#started || text.length > 0 || cut > 0);
     if (!stream) this.#pending = new Uint8Array(0);
@@ -105,6 +105,14 @@ export class TextDecoder {
       return bytes.length - i < need ? i : bytes.length;
     }
     return bytes.length;
+  }
+
+  #utf8(bytes: Uint8Array): string {
+    try {
+      return decodeUtf8(bytes, this.#fatal);
+    } catch {
+      throw invalidData("utf-8");
+    }
   }
 
   #utf16(bytes: Uint8Array): string {
