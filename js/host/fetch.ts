@@ -11,7 +11,7 @@
 // Reached through the globals only (js/host/lazy_global.ts).
 
 import * as ops from "awf:ops";
-import { AwfError, opAsync } from "../core.ts";
+import { type AwfError, opAsync } from "../core.ts";
 
 type AbortModule = typeof import("./abort.ts");
 const { AbortController, AbortSignal } = globalThis as unknown as AbortModule;
@@ -698,7 +698,8 @@ export async function fetch(input: string | URL | Request, init?: RequestInit): 
 
 /** An op failure as Node's fetch reports it: TypeError "fetch failed", the system error as cause. */
 function fetchFailed(error: unknown): unknown {
-  if (!(error instanceof AwfError)) return error;
+  // Op failures are AwfErrors; a refusal before the op started is an Error with the same code.
+  if (!(error instanceof Error) || typeof (error as { code?: unknown }).code !== "string") return error;
   const failure = error as AwfError & Record<string, unknown>;
   if (failure.code === "ERR_ACCESS_DENIED") return error;
   if (failure.code === "ERR_NOT_SUPPORTED") return Object.assign(new TypeError(failure.message), { code: failure.code });

@@ -7,7 +7,7 @@
 // implement throws a "not supported yet" TypeError rather than being ignored.
 
 import * as ops from "awf:ops";
-import { AwfError, opAsync } from "../core.ts";
+import { type AwfError, opAsync } from "../core.ts";
 import { decodeUtf8, encodeUtf8 } from "./encoding.ts";
 import { checkOptions, invalidArgType, invalidArgValue, notSupported } from "../node/errors.ts";
 
@@ -139,7 +139,8 @@ interface Call {
 
 /** An op failure rebuilt as Node's error, with the caller's frames. */
 function nodeError(error: unknown): unknown {
-  if (!(error instanceof AwfError)) return error;
+  // Op failures are AwfErrors; a refusal before the op started is an Error with the same code.
+  if (!(error instanceof Error) || typeof (error as { code?: unknown }).code !== "string") return error;
   const failure = error as AwfError & Record<string, unknown>;
   const node = new Error(failure.message) as Error & Record<string, unknown>;
   if (failure.errno !== undefined) node.errno = failure.errno;

@@ -77,7 +77,10 @@ fn run(program: &Path, args: &[String], envs: &[(&str, &str)]) -> Ran {
         }
         if started.elapsed() > RUN_BOUND {
             let _ = child.kill();
-            panic!("{} {args:?} ran longer than {RUN_BOUND:?}", program.display());
+            panic!(
+                "{} {args:?} ran longer than {RUN_BOUND:?}",
+                program.display()
+            );
         }
         thread::sleep(Duration::from_millis(10));
     };
@@ -172,7 +175,11 @@ fn child_processes() {
 fn fetch_against_a_local_server() {
     let server = TestServer::start();
     // A port nobody listens on: bound, then let go.
-    let closed = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let closed = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let words = [server.port.to_string(), closed.to_string()];
     check("fetch", &words, &[]);
 }
@@ -188,7 +195,11 @@ fn no_child_outlives_its_run() {
         .collect();
     assert_eq!(pids.len(), 4, "{got}");
     // SIGTERM, and SIGKILL after the grace, happen before awf exits.
-    assert!(ran.elapsed < Duration::from_secs(15), "took {:?}", ran.elapsed);
+    assert!(
+        ran.elapsed < Duration::from_secs(15),
+        "took {:?}",
+        ran.elapsed
+    );
     let deadline = Instant::now() + Duration::from_secs(3);
     let alive = |pid: i32| {
         std::fs::read_to_string(format!("/proc/{pid}/stat"))
@@ -204,7 +215,10 @@ fn no_child_outlives_its_run() {
         // SAFETY: clean up after a failed test; these are the test's own processes.
         unsafe { libc::kill(*pid, libc::SIGKILL) };
     }
-    assert!(left.is_empty(), "still running after the run ended: {left:?}");
+    assert!(
+        left.is_empty(),
+        "still running after the run ended: {left:?}"
+    );
 }
 
 #[test]
@@ -329,7 +343,10 @@ fn read_request(stream: &TcpStream) -> Option<HttpRequest> {
 }
 
 fn respond(stream: &mut TcpStream, status: &str, headers: &[(&str, &str)], body: &[u8]) {
-    let mut head = format!("HTTP/1.1 {status}\r\ncontent-length: {}\r\nconnection: close\r\n", body.len());
+    let mut head = format!(
+        "HTTP/1.1 {status}\r\ncontent-length: {}\r\nconnection: close\r\n",
+        body.len()
+    );
     for (name, value) in headers {
         head.push_str(&format!("{name}: {value}\r\n"));
     }

@@ -195,7 +195,7 @@ pub struct HostState {
     unhandled: RefCell<Vec<(usize, JsError)>>,
     /// The settled value of the current `call`.
     settled: RefCell<Option<Result<Option<serde_json::Value>, JsError>>>,
-    /// What host APIs may touch (js/host/permissions.rs).
+    /// What host APIs may touch (host/permissions.rs): the one gate.
     pub permissions: Permissions,
     /// Child processes and HTTP exchanges host APIs keep open; closed when the host drops.
     pub(crate) resources: RefCell<HostResources>,

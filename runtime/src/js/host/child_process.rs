@@ -236,10 +236,7 @@ impl SpawnRequest {
 }
 
 fn unknown_signal(name: &str) -> OpError {
-    OpError::new(
-        "ERR_UNKNOWN_SIGNAL",
-        format!("Unknown signal: {name}"),
-    )
+    OpError::new("ERR_UNKNOWN_SIGNAL", format!("Unknown signal: {name}"))
 }
 
 /// One stdio slot. "inherit" of stdout follows the console: under `awf run`, stdout carries only
@@ -252,15 +249,16 @@ fn stdio(kind: &str, fd: i32, state: &HostState) -> Result<Stdio, OpError> {
             let stderr = std::io::stderr()
                 .as_fd()
                 .try_clone_to_owned()
-                .map_err(|e| errno_error(e.raw_os_error().unwrap_or(libc::EBADF), "dup", None, None))?;
+                .map_err(|e| {
+                    errno_error(e.raw_os_error().unwrap_or(libc::EBADF), "dup", None, None)
+                })?;
             Stdio::from(stderr)
         }
         "inherit" => Stdio::inherit(),
         other => {
-            return Err(OpError::new(
-                "ERR_NOT_SUPPORTED",
-                format!("stdio \"{other}\" is not supported yet: use \"pipe\", \"inherit\" or \"ignore\""),
-            ))
+            let message =
+                format!("stdio \"{other}\" is not supported yet: use pipe, inherit or ignore");
+            return Err(OpError::new("ERR_NOT_SUPPORTED", message));
         }
     })
 }
@@ -503,7 +501,12 @@ fn child_spawn_sync<'js>(
         Ok(outcome) => {
             // What the child left running in its group lives until the host stops it.
             if outcome.pid != 0 && group_alive(outcome.pid as i32) {
-                state.resources.borrow().process_groups.groups.add(outcome.pid as i32);
+                state
+                    .resources
+                    .borrow()
+                    .process_groups
+                    .groups
+                    .add(outcome.pid as i32);
             }
             outcome
         }
@@ -517,7 +520,10 @@ fn child_spawn_sync<'js>(
     };
     let result = Object::new(ctx.clone())?;
     result.set("pid", outcome.pid)?;
-    let exit = outcome.status.map(exit_json).unwrap_or(json!({ "code": null, "signal": null }));
+    let exit = outcome
+        .status
+        .map(exit_json)
+        .unwrap_or(json!({ "code": null, "signal": null }));
     result.set("status", convert::to_js(ctx, &exit["code"])?)?;
     result.set("signal", convert::to_js(ctx, &exit["signal"])?)?;
     for (key, bytes) in [("stdout", outcome.stdout), ("stderr", outcome.stderr)] {
@@ -575,8 +581,18 @@ fn run_sync(
             })
         })
     };
-    let stdout = collect(child.stdout.take().map(|s| Box::new(s) as Box<dyn Read + Send>));
-    let stderr = collect(child.stderr.take().map(|s| Box::new(s) as Box<dyn Read + Send>));
+    let stdout = collect(
+        child
+            .stdout
+            .take()
+            .map(|s| Box::new(s) as Box<dyn Read + Send>),
+    );
+    let stderr = collect(
+        child
+            .stderr
+            .take()
+            .map(|s| Box::new(s) as Box<dyn Read + Send>),
+    );
     let mut stop = StopSignals::new();
     let mut error = None;
     let mut killed_at: Option<Instant> = None;

@@ -114,11 +114,18 @@ fn fetch_send(
 ) -> Result<OpFuture, OpError> {
     let request: FetchRequest = serde_json::from_value(args)
         .map_err(|e| OpError::new("internal", format!("bad fetch from js/host/fetch.ts: {e}")))?;
-    let url = Url::parse(&request.url)
-        .map_err(|e| OpError::new("ERR_INVALID_URL", format!("invalid URL {}: {e}", request.url)))?;
+    let url = Url::parse(&request.url).map_err(|e| {
+        OpError::new(
+            "ERR_INVALID_URL",
+            format!("invalid URL {}: {e}", request.url),
+        )
+    })?;
     check_url(&url, &state.permissions)?;
     let method = Method::from_bytes(request.method.as_bytes()).map_err(|_| {
-        OpError::new("ERR_INVALID_ARG_VALUE", format!("invalid method {}", request.method))
+        OpError::new(
+            "ERR_INVALID_ARG_VALUE",
+            format!("invalid method {}", request.method),
+        )
     })?;
     let mut resources = state.resources.borrow_mut();
     let exchanges = &mut resources.exchanges;
@@ -269,7 +276,10 @@ async fn exchange(
                         ));
                     }
                     let next = hop.url.join(&location).map_err(|e| {
-                        OpError::new("ERR_INVALID_URL", format!("invalid redirect location {location}: {e}"))
+                        OpError::new(
+                            "ERR_INVALID_URL",
+                            format!("invalid redirect location {location}: {e}"),
+                        )
                     })?;
                     check_url(&next, &permissions)?;
                     redirected(&mut hop, status, next);
@@ -314,7 +324,11 @@ fn redirected(hop: &mut Hop, status: StatusCode, next: Url) {
         hop.headers.retain(|(name, _)| {
             !matches!(
                 name.to_ascii_lowercase().as_str(),
-                "content-encoding" | "content-language" | "content-location" | "content-type" | "content-length"
+                "content-encoding"
+                    | "content-language"
+                    | "content-location"
+                    | "content-type"
+                    | "content-length"
             )
         });
     }
@@ -329,7 +343,11 @@ fn build(hop: &Hop) -> Result<Request<Full<Bytes>>, OpError> {
     let mut request = Request::builder()
         .method(hop.method.clone())
         .uri(hop.url.as_str());
-    let has = |name: &str| hop.headers.iter().any(|(n, _)| n.eq_ignore_ascii_case(name));
+    let has = |name: &str| {
+        hop.headers
+            .iter()
+            .any(|(n, _)| n.eq_ignore_ascii_case(name))
+    };
     let defaults = [
         ("accept", "*/*".to_string()),
         ("user-agent", format!("awf/{}", env!("CARGO_PKG_VERSION"))),
@@ -341,16 +359,27 @@ fn build(hop: &Hop) -> Result<Request<Full<Bytes>>, OpError> {
     }
     for (name, value) in &hop.headers {
         let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
-            OpError::new("ERR_INVALID_HTTP_TOKEN", format!("invalid header name {name:?}"))
+            OpError::new(
+                "ERR_INVALID_HTTP_TOKEN",
+                format!("invalid header name {name:?}"),
+            )
         })?;
         let value = HeaderValue::from_bytes(&latin1_bytes(value)).map_err(|_| {
-            OpError::new("ERR_INVALID_CHAR", format!("invalid value for header {name}"))
+            OpError::new(
+                "ERR_INVALID_CHAR",
+                format!("invalid value for header {name}"),
+            )
         })?;
         request = request.header(name, value);
     }
     request
         .body(Full::new(hop.body.clone().unwrap_or_default()))
-        .map_err(|e| OpError::new("ERR_INVALID_ARG_VALUE", format!("cannot build the request: {e}")))
+        .map_err(|e| {
+            OpError::new(
+                "ERR_INVALID_ARG_VALUE",
+                format!("cannot build the request: {e}"),
+            )
+        })
 }
 
 /// Header bytes as JS sees them (a ByteString: one char per byte).
@@ -384,7 +413,10 @@ fn http_error(error: &(dyn std::error::Error + 'static), url: Option<&Url>) -> O
             data: Some(json!({ "syscall": "getaddrinfo", "hostname": host })),
         };
     }
-    if chain.iter().any(|c| c.contains("certificate") || c.contains("tls")) {
+    if chain
+        .iter()
+        .any(|c| c.contains("certificate") || c.contains("tls"))
+    {
         return OpError::new("ERR_TLS", text);
     }
     OpError::new("UND_ERR_SOCKET", text)
@@ -425,10 +457,17 @@ mod tests {
     #[test]
     fn a_303_turns_post_into_get_without_its_body() {
         let mut h = hop(Method::POST, "http://127.0.0.1/a");
-        redirected(&mut h, StatusCode::SEE_OTHER, Url::parse("http://127.0.0.1/b").unwrap());
+        redirected(
+            &mut h,
+            StatusCode::SEE_OTHER,
+            Url::parse("http://127.0.0.1/b").unwrap(),
+        );
         assert_eq!(h.method, Method::GET);
         assert!(h.body.is_none());
-        assert_eq!(h.headers, vec![("authorization".to_string(), "Bearer x".to_string())]);
+        assert_eq!(
+            h.headers,
+            vec![("authorization".to_string(), "Bearer x".to_string())]
+        );
     }
 
     #[test]

@@ -263,12 +263,12 @@ fn resolve(cwd: &Path, path: &str) -> PathBuf {
 }
 
 fn read_file(target: &Path, shown: &str) -> Result<Vec<u8>, OpError> {
-    let mut file = fs::File::open(target).map_err(|e| fs_error(&e, "open", Path::new(shown), None))?;
+    let mut file =
+        fs::File::open(target).map_err(|e| fs_error(&e, "open", Path::new(shown), None))?;
     let mut bytes = Vec::new();
     // Node names no path for a failed read (a directory opens, then fails to read).
-    file.read_to_end(&mut bytes).map_err(|e| {
-        errno_error(e.raw_os_error().unwrap_or(libc::EIO), "read", None, None)
-    })?;
+    file.read_to_end(&mut bytes)
+        .map_err(|e| errno_error(e.raw_os_error().unwrap_or(libc::EIO), "read", None, None))?;
     Ok(bytes)
 }
 
@@ -293,7 +293,12 @@ fn mkdir(target: &Path, shown: &str, recursive: bool, mode: u32) -> Result<OpVal
         .create(target)
         .map_err(|e| fs_error(&e, "mkdir", Path::new(shown), None))?;
     if !fs::metadata(target).map(|m| m.is_dir()).unwrap_or(false) {
-        return Err(errno_error(libc::EEXIST, "mkdir", Some(Path::new(shown)), None));
+        return Err(errno_error(
+            libc::EEXIST,
+            "mkdir",
+            Some(Path::new(shown)),
+            None,
+        ));
     }
     Ok(match first_missing {
         Some(dir) => OpValue::Json(json!(dir.display().to_string())),
@@ -454,7 +459,10 @@ mod tests {
             Err(e) => e,
             Ok(_) => panic!("read a missing file"),
         };
-        assert_eq!(error.message, "ENOENT: no such file or directory, open 'nope.txt'");
+        assert_eq!(
+            error.message,
+            "ENOENT: no such file or directory, open 'nope.txt'"
+        );
         fs::write(dir.path().join("a.txt"), "hi").unwrap();
         match call(json!({ "op": "readFile", "path": "a.txt" }), dir.path()) {
             Ok(OpValue::Bytes(bytes)) => assert_eq!(bytes, b"hi"),

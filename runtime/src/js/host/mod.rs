@@ -21,8 +21,8 @@ mod url;
 
 use rquickjs::{TypedArray, Value};
 
-use super::ops::OpDecl;
 pub(crate) use super::engine::op_value_to_js;
+use super::ops::OpDecl;
 
 /// Every host API op.
 pub fn ops() -> impl Iterator<Item = &'static OpDecl> {

@@ -55,7 +55,11 @@ fn uname() -> (String, String, String) {
         return (String::new(), String::new(), String::new());
     }
     let field = |chars: &[libc::c_char]| {
-        let bytes: Vec<u8> = chars.iter().take_while(|c| **c != 0).map(|c| *c as u8).collect();
+        let bytes: Vec<u8> = chars
+            .iter()
+            .take_while(|c| **c != 0)
+            .map(|c| *c as u8)
+            .collect();
         String::from_utf8_lossy(&bytes).into_owned()
     };
     (

@@ -150,7 +150,9 @@ impl Permissions {
 fn check_path(grant: &Grant, access: Access, path: &Path) -> Result<(), Denied> {
     let granted = match grant {
         Grant::All => true,
-        Grant::Only(roots) => roots.iter().any(|root| path.starts_with(PathBuf::from(root))),
+        Grant::Only(roots) => roots
+            .iter()
+            .any(|root| path.starts_with(PathBuf::from(root))),
     };
     deny_unless(granted, access, path.display().to_string())
 }
@@ -181,7 +183,10 @@ mod tests {
     fn deny_all_names_what_was_denied() {
         let p = Permissions::deny_all();
         let denied = p.check_read(Path::new("/etc/passwd")).unwrap_err();
-        assert_eq!(denied.to_string(), "read access to \"/etc/passwd\" is denied");
+        assert_eq!(
+            denied.to_string(),
+            "read access to \"/etc/passwd\" is denied"
+        );
         assert_eq!(
             p.check_write(Path::new("/tmp/x")).unwrap_err().to_string(),
             "write access to \"/tmp/x\" is denied"

@@ -41,11 +41,23 @@ const ERRNOS: &[(i32, &str, &str)] = &[
     (libc::ENAMETOOLONG, "ENAMETOOLONG", "name too long"),
     (libc::ENOTEMPTY, "ENOTEMPTY", "directory not empty"),
     (libc::ELOOP, "ELOOP", "too many symbolic links encountered"),
-    (libc::ENOTSUP, "ENOTSUP", "operation not supported on socket"),
+    (
+        libc::ENOTSUP,
+        "ENOTSUP",
+        "operation not supported on socket",
+    ),
     (libc::EADDRINUSE, "EADDRINUSE", "address already in use"),
-    (libc::EADDRNOTAVAIL, "EADDRNOTAVAIL", "address not available"),
+    (
+        libc::EADDRNOTAVAIL,
+        "EADDRNOTAVAIL",
+        "address not available",
+    ),
     (libc::ENETUNREACH, "ENETUNREACH", "network is unreachable"),
-    (libc::ECONNABORTED, "ECONNABORTED", "software caused connection abort"),
+    (
+        libc::ECONNABORTED,
+        "ECONNABORTED",
+        "software caused connection abort",
+    ),
     (libc::ECONNRESET, "ECONNRESET", "connection reset by peer"),
     (libc::ETIMEDOUT, "ETIMEDOUT", "connection timed out"),
     (libc::ENOBUFS, "ENOBUFS", "no buffer space available"),
@@ -168,7 +180,10 @@ mod tests {
         let e = io::Error::from_raw_os_error(libc::ENOENT);
         let error = fs_error(&e, "open", Path::new("/x"), None);
         assert_eq!(error.code, "ENOENT");
-        assert_eq!(error.message, "ENOENT: no such file or directory, open '/x'");
+        assert_eq!(
+            error.message,
+            "ENOENT: no such file or directory, open '/x'"
+        );
         assert_eq!(
             error.data,
             Some(serde_json::json!({ "errno": -2, "syscall": "open", "path": "/x" }))
