@@ -11,8 +11,6 @@ import { type AwfError, opAsync } from "../core.ts";
 import { decodeUtf8, encodeUtf8 } from "./encoding.ts";
 import { checkOptions, invalidArgType, invalidArgValue, notSupported } from "../node/errors.ts";
 
-type PathLike = string | Uint8Array | { href: string; protocol: string; pathname: string };
-type Data = string | ArrayBufferView;
 type BufferClass = typeof import("./buffer.ts").Buffer;
 
 const Buffer = (): BufferClass => (globalThis as unknown as { Buffer: BufferClass }).Buffer;
