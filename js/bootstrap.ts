@@ -1,13 +1,16 @@
 // awf:bootstrap — installs the globals every workflow, handler and test file sees, in order:
 // stack traces at .ts positions first (so errors from here on are mapped), then console,
 // timers, process, structuredClone, then the author globals of the spec (defineWorkflow, tool,
-// typed, Type).
+// typed, Type), then the web and Node globals whose modules load on first use (events and
+// abort, text encoding, crypto, URL, fetch, Buffer: js/host/lazy_global.ts). QuickJS itself
+// provides atob, btoa, performance, queueMicrotask and DOMException.
 
 import { installStackTraces } from "./host/stack.ts";
 import { console } from "./host/console.ts";
 import * as timers from "./host/timers.ts";
 import { process } from "./host/process.ts";
 import { structuredClone } from "./host/clone.ts";
+import { installLazyGlobals } from "./host/lazy_global.ts";
 import { defineWorkflow, tool, typed, Type } from "./agentswf/workflow.ts";
 
 installStackTraces();
@@ -32,3 +35,20 @@ const globals: Record<string, unknown> = {
 for (const [name, value] of Object.entries(globals)) {
   Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
 }
+
+installLazyGlobals({
+  Event: "awf:host/abort",
+  EventTarget: "awf:host/abort",
+  AbortController: "awf:host/abort",
+  AbortSignal: "awf:host/abort",
+  TextEncoder: "awf:host/text_codec",
+  TextDecoder: "awf:host/text_codec",
+  crypto: "awf:host/crypto",
+  URL: "awf:host/url",
+  URLSearchParams: "awf:host/url",
+  fetch: "awf:host/fetch",
+  Headers: "awf:host/fetch",
+  Request: "awf:host/fetch",
+  Response: "awf:host/fetch",
+  Buffer: "awf:host/buffer",
+});

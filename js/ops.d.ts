@@ -48,3 +48,31 @@ declare module "awf:ops" {
   export function test_run_open(options: { name: string; file: string; cwd: string | null; timeoutMs: number }): unknown;
   export function run_events(run: number, from: number): unknown;
 }
+
+// Host API ops (runtime/src/js/host/<name>.rs, beside js/host/<name>.ts).
+declare module "awf:ops" {
+  /** Evaluates a built-in now and gives its exports (js/host/lazy_global.ts). */
+  export function builtin_namespace(module: string): Record<string, unknown>;
+
+  /** A file-system call (js/host/fs.ts builds it), in place; throws Node's errors. */
+  export function fs_sync(call: { op: string; [key: string]: unknown }, bytes?: Uint8Array): any;
+
+  export function child_spawn(request: unknown): { id: number; pid: number };
+  export function child_close_stdin(id: number): void;
+  export function child_kill(id: number, signal: string): boolean;
+  export function child_release(id: number): void;
+  export function child_spawn_sync(request: unknown, input?: Uint8Array): unknown;
+
+  export function fetch_close(id: number): void;
+
+  export function url_parse(input: string, base?: string): Record<string, string> | null;
+  export function url_set(href: string, part: string, value: string): Record<string, string> | null;
+
+  export function utf8_encode(text: string): Uint8Array;
+  export function utf8_decode(bytes: Uint8Array, fatal: boolean): string;
+  export function bytes_to_text(bytes: Uint8Array, encoding: "base64" | "base64url" | "hex" | "latin1"): string;
+  export function text_to_bytes(text: string, encoding: "base64" | "base64url" | "hex" | "latin1"): Uint8Array;
+
+  export function random_bytes(count: number): Uint8Array;
+  export function os_info(): Record<string, unknown>;
+}

@@ -11,7 +11,6 @@ import * as ops from "awf:ops";
 import { opAsync, onRequest, startTimer, clearTimer, unrefTimer } from "../core.ts";
 import { isTyped, isWorkflow, type Typed, type Workflow } from "./workflow.ts";
 import { createContext } from "../workflow/context.ts";
-import { AbortController } from "../host/abort.ts";
 
 const SCRIPT = Symbol.for("awf.script");
 

@@ -1,5 +1,6 @@
-// `AbortController` and `AbortSignal` (globals): cancellation for fetch, child processes, timers
-// and a tool call's `call.signal`.
+// `AbortController` and `AbortSignal` (lazy globals, with `Event` and `EventTarget` from
+// ./event_target.ts): cancellation for fetch, child processes, timers and a tool call's
+// `call.signal`. Reached through the globals only (js/host/lazy_global.ts).
 //
 // A signal is an EventTarget firing one "abort" event, with `aborted`, `reason`,
 // `throwIfAborted()` and `onabort`. `AbortSignal.timeout(ms)` aborts with a TimeoutError and does
@@ -8,6 +9,8 @@
 
 import { startTimer, unrefTimer } from "../core.ts";
 import { Event, EventTarget } from "./event_target.ts";
+
+export { Event, EventTarget };
 
 const create = Symbol("AbortSignal.create");
 

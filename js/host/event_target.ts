@@ -1,4 +1,4 @@
-// `Event` and `EventTarget` (globals): the DOM event model as far as AbortSignal and code written
+// `Event` and `EventTarget` (lazy globals, served by ./abort.ts): the DOM event model as far as AbortSignal and code written
 // against it need: listeners by type, `once`, `signal`, `handleEvent` objects, `preventDefault`,
 // `stopImmediatePropagation`. There is no tree, so no capture or bubbling phases: an event
 // reaches its target's listeners only.

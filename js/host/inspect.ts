@@ -11,6 +11,9 @@ export interface InspectOptions {
 
 const LINE_WIDTH = 72;
 
+/** Node's hook: an object with a method under this symbol prints as what the method returns. */
+export const inspectCustom = Symbol.for("nodejs.util.inspect.custom");
+
 export function inspect(value: unknown, options: InspectOptions = {}): string {
   const printer = new Printer(options.depth ?? 2);
   printer.findCycles(value, new Set());
@@ -119,6 +122,11 @@ class Printer {
         return functionLabel(value);
     }
     if (value === null) return "null";
+    const custom = (value as Record<symbol, unknown>)[inspectCustom];
+    if (typeof custom === "function") {
+      const shown = custom.call(value, this.depth - level, { depth: this.depth }, inspect);
+      return typeof shown === "string" ? shown : this.print(shown, level, nested);
+    }
     return this.printObject(value as object, level);
   }
 

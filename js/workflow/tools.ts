@@ -3,11 +3,11 @@
 // When an agent calls a tool, the host asks for "tool.call"; the handler gets the checked input
 // and `call` = { id, agent, signal }, and what it returns is the agent's answer (the host checks
 // it is JSON and small enough). "tool.abort" aborts a call's signal when its time is up or its
-// turn ends. Reopening an agent with tools replaces its handlers.
+// turn ends. Reopening an agent with tools replaces its handlers. `AbortController` is the
+// global one (js/host/abort.ts, served lazily: importing it here would make a second copy).
 
 import { onRequest } from "../core.ts";
 import { isTool, type ToolCall, type ToolDefinition } from "../agentswf/workflow.ts";
-import { AbortController } from "../host/abort.ts";
 
 type Handler = (input: unknown, call: ToolCall) => unknown;
 

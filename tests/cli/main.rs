@@ -30,5 +30,8 @@ mod agents;
 mod channel;
 // Workflow tools: the spec's example, teaching, refusals, failures, budgets, joins, records.
 mod tools;
+// Host APIs (node:fs, node:child_process, fetch, web globals, ...) through `awf run`, each
+// workflow under tests/js/host/ against its expected JSON; the compatibility file against node.
+mod host_apis;
 // `wfa` against a fake run: the wire request it sends, its output and exit codes.
 mod wfa_wire;

@@ -26,6 +26,8 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::convert;
 use super::errors::JsError;
+use super::host::permissions::Permissions;
+use super::host::HostResources;
 use super::loader::{AwfLoader, AwfResolver};
 use super::ops::{self, OpError, OpResult, OpValue};
 use super::source_map::SourceRegistry;
@@ -193,6 +195,10 @@ pub struct HostState {
     unhandled: RefCell<Vec<(usize, JsError)>>,
     /// The settled value of the current `call`.
     settled: RefCell<Option<Result<Option<serde_json::Value>, JsError>>>,
+    /// What host APIs may touch (host/permissions.rs): the one gate.
+    pub permissions: Permissions,
+    /// Child processes and HTTP exchanges host APIs keep open; closed when the host drops.
+    pub(crate) resources: RefCell<HostResources>,
 }
 
 struct HostRef(Rc<HostState>);
@@ -344,6 +350,8 @@ impl JsHost {
             interrupt: interrupt.clone(),
             unhandled: RefCell::default(),
             settled: RefCell::default(),
+            permissions: Permissions::allow_all(),
+            resources: RefCell::default(),
         });
         runtime.set_loader(
             AwfResolver::new(state.clone()),
@@ -644,7 +652,7 @@ async fn sleep_until(at: Option<Instant>) {
     }
 }
 
-fn op_value_to_js<'js>(ctx: &Ctx<'js>, value: OpValue) -> rquickjs::Result<Value<'js>> {
+pub(crate) fn op_value_to_js<'js>(ctx: &Ctx<'js>, value: OpValue) -> rquickjs::Result<Value<'js>> {
     match value {
         OpValue::Undefined => Ok(Value::new_undefined(ctx.clone())),
         OpValue::Json(json) => convert::to_js(ctx, &json),

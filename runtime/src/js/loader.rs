@@ -282,7 +282,15 @@ fn hint_for(name: &str) -> Option<String> {
         .min()
         .filter(|(d, _)| *d <= 3)
         .map(|(_, s)| s);
-    let list = served.join(", ");
+    let own: Vec<&str> = builtins::PUBLIC_NAMES
+        .iter()
+        .filter(|(_, canonical)| !canonical.starts_with("awf:node/"))
+        .map(|(n, _)| *n)
+        .collect();
+    let list = format!(
+        "{} and Node's modules (node:fs, node:path, ...)",
+        own.join(", ")
+    );
     Some(match closest {
         Some(s) => format!("did you mean \"{s}\"? awf serves {list}"),
         None => format!("awf serves {list}; other packages are not installed for workflows, import files by relative path"),
@@ -368,7 +376,8 @@ mod tests {
     fn hints_name_the_closest_served_module() {
         assert_eq!(
             hint_for("agentswf/workfow").unwrap(),
-            "did you mean \"agentswf/workflow\"? awf serves agentswf, agentswf/workflow, typebox"
+            "did you mean \"agentswf/workflow\"? awf serves agentswf, agentswf/workflow, typebox \
+             and Node's modules (node:fs, node:path, ...)"
         );
         assert!(hint_for("lodash").unwrap().starts_with("awf serves"));
     }

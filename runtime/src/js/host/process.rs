@@ -29,7 +29,9 @@ fn process_info<'js>(
     state: &Rc<HostState>,
     _: Rest<Value<'js>>,
 ) -> rquickjs::Result<Value<'js>> {
+    // Variables the permission gate denies are left out of `process.env`.
     let env: serde_json::Map<String, serde_json::Value> = std::env::vars()
+        .filter(|(k, _)| state.permissions.check_env(k).is_ok())
         .map(|(k, v)| (k, serde_json::Value::String(v)))
         .collect();
     let exe = std::env::current_exe()

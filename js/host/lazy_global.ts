@@ -1,0 +1,39 @@
+// Globals whose module loads on first use: reading `fetch`, `URL` or `Buffer` evaluates its
+// built-in then (runtime/src/js/host/lazy_global.rs), so a workflow that never uses them never
+// pays for them. Assigning the global first replaces it without loading anything.
+//
+// A module listed here is reached only through its globals: other built-ins read
+// `globalThis.Buffer`, never `import "./buffer.ts"` (that would make a second copy).
+
+import * as ops from "awf:ops";
+
+/** `{ globalName: "awf:module" }`: each global is the module's export of the same name. */
+export function installLazyGlobals(globals: Record<string, string>): void {
+  const loaded = new Map<string, Record<string, unknown>>();
+  const exportsOf = (module: string): Record<string, unknown> => {
+    let namespace = loaded.get(module);
+    if (!namespace) {
+      namespace = ops.builtin_namespace(module) as Record<string, unknown>;
+      loaded.set(module, namespace);
+    }
+    return namespace;
+  };
+  for (const [name, module] of Object.entries(globals)) {
+    Object.defineProperty(globalThis, name, {
+      configurable: true,
+      enumerable: false,
+      get() {
+        const value = exportsOf(module)[name];
+        define(name, value);
+        return value;
+      },
+      set(value: unknown) {
+        define(name, value);
+      },
+    });
+  }
+}
+
+function define(name: string, value: unknown): void {
+  Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
+}

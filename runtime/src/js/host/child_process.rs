@@ -1,0 +1,680 @@
+//! Child-process ops behind js/host/child_process.ts (`node:child_process`), and the registry
+//! that makes sure no child outlives its run.
+//!
+//! Every child starts in its own process group. `spawn` hands JS an id; JS then reads stdout and
+//! stderr chunk by chunk (`child_read`), writes stdin (`child_write`, `child_close_stdin`), waits
+//! for the exit (`child_wait`) and signals the whole group (`child_kill`). `child_spawn_sync` runs
+//! a child to its end on the JS thread, bounded by its `timeout` and by Ctrl-C or SIGTERM.
+//!
+//! `ProcessGroups` keeps the group of every child that may still have a live member (a leader
+//! still running, or one that left background processes behind). When the host drops (the run
+//! or test file ended, `process.exit`, Ctrl-C), every such group gets SIGTERM, then SIGKILL
+//! after `limits::KILL_GRACE`: nothing a handler started is left running.
+
+use std::collections::{HashMap, HashSet};
+use std::io::{Read, Write};
+use std::os::fd::AsFd;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::process::{ExitStatus, Stdio};
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use rquickjs::function::Rest;
+use rquickjs::{Ctx, Object, TypedArray, Value};
+use serde::Deserialize;
+use serde_json::json;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::process::{ChildStderr, ChildStdin, ChildStdout};
+
+use super::system_error::{errno_error, process_error, spawn_error, throw};
+use super::{bytes_arg, op_value_to_js};
+use crate::js::convert;
+use crate::js::engine::{ConsoleTarget, HostState};
+use crate::js::ops::{arg, number, string, Op, OpDecl, OpError, OpFuture, OpValue};
+use crate::limits::KILL_GRACE;
+
+pub const OPS: &[OpDecl] = &[
+    OpDecl {
+        name: "child_spawn",
+        op: Op::Sync(child_spawn),
+    },
+    OpDecl {
+        name: "child_read",
+        op: Op::Async(child_read),
+    },
+    OpDecl {
+        name: "child_write",
+        op: Op::Async(child_write),
+    },
+    OpDecl {
+        name: "child_close_stdin",
+        op: Op::Sync(child_close_stdin),
+    },
+    OpDecl {
+        name: "child_wait",
+        op: Op::Async(child_wait),
+    },
+    OpDecl {
+        name: "child_kill",
+        op: Op::Sync(child_kill),
+    },
+    OpDecl {
+        name: "child_release",
+        op: Op::Sync(child_release),
+    },
+    OpDecl {
+        name: "child_spawn_sync",
+        op: Op::Sync(child_spawn_sync),
+    },
+];
+
+/// Largest chunk one `child_read` gives back.
+const READ_CHUNK: usize = 64 * 1024;
+
+/// Signals by name, as Node names them.
+const SIGNALS: &[(&str, i32)] = &[
+    ("SIGHUP", libc::SIGHUP),
+    ("SIGINT", libc::SIGINT),
+    ("SIGQUIT", libc::SIGQUIT),
+    ("SIGABRT", libc::SIGABRT),
+    ("SIGKILL", libc::SIGKILL),
+    ("SIGUSR1", libc::SIGUSR1),
+    ("SIGSEGV", libc::SIGSEGV),
+    ("SIGUSR2", libc::SIGUSR2),
+    ("SIGPIPE", libc::SIGPIPE),
+    ("SIGALRM", libc::SIGALRM),
+    ("SIGTERM", libc::SIGTERM),
+    ("SIGCHLD", libc::SIGCHLD),
+    ("SIGCONT", libc::SIGCONT),
+    ("SIGSTOP", libc::SIGSTOP),
+    ("SIGTSTP", libc::SIGTSTP),
+    ("SIGWINCH", libc::SIGWINCH),
+];
+
+fn signal_number(name: &str) -> Option<i32> {
+    SIGNALS.iter().find(|(n, _)| *n == name).map(|(_, s)| *s)
+}
+
+fn signal_name(number: i32) -> String {
+    SIGNALS
+        .iter()
+        .find(|(_, s)| *s == number)
+        .map(|(n, _)| n.to_string())
+        .unwrap_or_else(|| format!("SIG{number}"))
+}
+
+/// Process groups that may still have live members; shared with the tasks that wait on leaders.
+#[derive(Default)]
+struct GroupSet(Mutex<HashSet<i32>>);
+
+impl GroupSet {
+    fn add(&self, pgid: i32) {
+        self.0.lock().expect("group set").insert(pgid);
+    }
+
+    /// After a leader exited: forget its group unless members are left (they keep the id taken,
+    /// so it cannot name another group while it is listed).
+    fn leader_exited(&self, pgid: i32) {
+        if !group_alive(pgid) {
+            self.0.lock().expect("group set").remove(&pgid);
+        }
+    }
+
+    fn take_all(&self) -> Vec<i32> {
+        self.0.lock().expect("group set").drain().collect()
+    }
+}
+
+fn group_alive(pgid: i32) -> bool {
+    // SAFETY: kill(2) with signal 0 only checks that the group exists.
+    unsafe { libc::killpg(pgid, 0) == 0 }
+}
+
+fn signal_group(pgid: i32, signal: i32) -> bool {
+    // SAFETY: kill(2) on a process group this host started.
+    unsafe { libc::killpg(pgid, signal) == 0 }
+}
+
+/// The live children of one host and the groups they started; kills them all when dropped.
+#[derive(Default)]
+pub struct ProcessGroups {
+    next_id: u64,
+    children: HashMap<u64, ChildHandle>,
+    groups: Arc<GroupSet>,
+}
+
+struct ChildHandle {
+    pgid: i32,
+    exited: Arc<AtomicBool>,
+    child: Option<tokio::process::Child>,
+    stdin: Option<Arc<tokio::sync::Mutex<Option<ChildStdin>>>>,
+    stdout: Option<Arc<tokio::sync::Mutex<Option<ChildStdout>>>>,
+    stderr: Option<Arc<tokio::sync::Mutex<Option<ChildStderr>>>>,
+}
+
+impl Drop for ProcessGroups {
+    fn drop(&mut self) {
+        self.children.clear();
+        let groups = self.groups.take_all();
+        stop_groups(&groups);
+    }
+}
+
+/// SIGTERM to each group, up to `KILL_GRACE` for them to go, then SIGKILL to what is left.
+fn stop_groups(groups: &[i32]) {
+    let live: Vec<i32> = groups
+        .iter()
+        .copied()
+        .filter(|g| signal_group(*g, libc::SIGTERM))
+        .collect();
+    let until = Instant::now() + KILL_GRACE;
+    while Instant::now() < until && live.iter().any(|g| group_alive(*g)) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    for group in live {
+        signal_group(group, libc::SIGKILL);
+    }
+}
+
+/// What JS asks to start.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct SpawnRequest {
+    file: String,
+    args: Vec<String>,
+    cwd: Option<String>,
+    env: HashMap<String, String>,
+    argv0: Option<String>,
+    /// For fds 0, 1, 2: "pipe", "inherit" or "ignore".
+    stdio: [String; 3],
+    /// Sync only: stop the child after this many milliseconds.
+    #[serde(default)]
+    timeout_ms: Option<f64>,
+    /// Sync only: the most bytes of stdout or stderr kept before the child is stopped.
+    #[serde(default)]
+    max_buffer: Option<f64>,
+    /// Sync only: the signal for `timeout` and `max_buffer`.
+    #[serde(default)]
+    kill_signal: Option<String>,
+}
+
+impl SpawnRequest {
+    fn parse<'js>(ctx: &Ctx<'js>, value: &Value<'js>) -> rquickjs::Result<SpawnRequest> {
+        let json = convert::to_json_or_throw(ctx, value)?;
+        serde_json::from_value(json).map_err(|e| {
+            rquickjs::Exception::throw_internal(
+                ctx,
+                &format!("bad spawn request from js/host/child_process.ts: {e}"),
+            )
+        })
+    }
+
+    fn command(&self, state: &HostState) -> Result<std::process::Command, OpError> {
+        state.permissions.check_run(&self.file)?;
+        let mut command = std::process::Command::new(&self.file);
+        command
+            .args(&self.args)
+            .env_clear()
+            .envs(&self.env)
+            .current_dir(state.cwd().join(self.cwd.as_deref().unwrap_or(".")))
+            .process_group(0);
+        if let Some(argv0) = &self.argv0 {
+            command.arg0(argv0);
+        }
+        command.stdin(stdio(&self.stdio[0], 0, state)?);
+        command.stdout(stdio(&self.stdio[1], 1, state)?);
+        command.stderr(stdio(&self.stdio[2], 2, state)?);
+        Ok(command)
+    }
+
+    fn kill_signal(&self) -> Result<i32, OpError> {
+        let name = self.kill_signal.as_deref().unwrap_or("SIGTERM");
+        signal_number(name).ok_or_else(|| unknown_signal(name))
+    }
+}
+
+fn unknown_signal(name: &str) -> OpError {
+    OpError::new("ERR_UNKNOWN_SIGNAL", format!("Unknown signal: {name}"))
+}
+
+/// One stdio slot. "inherit" of stdout follows the console: under `awf run`, stdout carries only
+/// the workflow's result, so an inherited stdout is awf's stderr.
+fn stdio(kind: &str, fd: i32, state: &HostState) -> Result<Stdio, OpError> {
+    Ok(match kind {
+        "pipe" => Stdio::piped(),
+        "ignore" => Stdio::null(),
+        "inherit" if fd == 1 && state.config.console == ConsoleTarget::Stderr => {
+            let stderr = std::io::stderr()
+                .as_fd()
+                .try_clone_to_owned()
+                .map_err(|e| {
+                    errno_error(e.raw_os_error().unwrap_or(libc::EBADF), "dup", None, None)
+                })?;
+            Stdio::from(stderr)
+        }
+        "inherit" => Stdio::inherit(),
+        other => {
+            let message =
+                format!("stdio \"{other}\" is not supported yet: use pipe, inherit or ignore");
+            return Err(OpError::new("ERR_NOT_SUPPORTED", message));
+        }
+    })
+}
+
+fn shared<T>(value: T) -> Arc<tokio::sync::Mutex<Option<T>>> {
+    Arc::new(tokio::sync::Mutex::new(Some(value)))
+}
+
+/// `child_spawn(request)` -> `{ id, pid }`; throws Node's spawn error (`spawn x ENOENT`).
+fn child_spawn<'js>(
+    ctx: &Ctx<'js>,
+    state: &Rc<HostState>,
+    args: Rest<Value<'js>>,
+) -> rquickjs::Result<Value<'js>> {
+    let request = SpawnRequest::parse(ctx, &arg(ctx, &args, 0))?;
+    let command = request.command(state).map_err(|e| throw(ctx, &e))?;
+    let mut child = tokio::process::Command::from(command)
+        .spawn()
+        .map_err(|e| throw(ctx, &spawn_error(&e, "spawn", &request.file)))?;
+    let pid = child.id().unwrap_or(0) as i32;
+    let mut resources = state.resources.borrow_mut();
+    let groups = &mut resources.process_groups;
+    groups.groups.add(pid);
+    groups.next_id += 1;
+    let id = groups.next_id;
+    let handle = ChildHandle {
+        pgid: pid,
+        exited: Arc::new(AtomicBool::new(false)),
+        stdin: child.stdin.take().map(shared),
+        stdout: child.stdout.take().map(shared),
+        stderr: child.stderr.take().map(shared),
+        child: Some(child),
+    };
+    groups.children.insert(id, handle);
+    convert::to_js(ctx, &json!({ "id": id, "pid": pid }))
+}
+
+fn child_id(args: &serde_json::Value) -> u64 {
+    args["id"].as_u64().unwrap_or(0)
+}
+
+fn no_child(id: u64) -> OpError {
+    OpError::new("internal", format!("no child {id}"))
+}
+
+/// `child_read({ id, fd })` -> the next chunk of stdout (1) or stderr (2), or undefined at its end.
+fn child_read(
+    state: &Rc<HostState>,
+    args: serde_json::Value,
+    _: Option<Vec<u8>>,
+) -> Result<OpFuture, OpError> {
+    let id = child_id(&args);
+    let resources = state.resources.borrow();
+    let handle = resources
+        .process_groups
+        .children
+        .get(&id)
+        .ok_or_else(|| no_child(id))?;
+    let future: OpFuture = if args["fd"].as_u64() == Some(2) {
+        let stream = handle.stderr.clone().ok_or_else(|| no_child(id))?;
+        Box::pin(async move { read_chunk(&mut *stream.lock().await).await })
+    } else {
+        let stream = handle.stdout.clone().ok_or_else(|| no_child(id))?;
+        Box::pin(async move { read_chunk(&mut *stream.lock().await).await })
+    };
+    Ok(future)
+}
+
+async fn read_chunk<R: tokio::io::AsyncRead + Unpin>(
+    stream: &mut Option<R>,
+) -> Result<OpValue, OpError> {
+    let Some(reader) = stream.as_mut() else {
+        return Ok(OpValue::Undefined);
+    };
+    let mut buffer = vec![0u8; READ_CHUNK];
+    match reader.read(&mut buffer).await {
+        Ok(0) | Err(_) => {
+            // The end: close our side now rather than when the host drops.
+            *stream = None;
+            Ok(OpValue::Undefined)
+        }
+        Ok(n) => {
+            buffer.truncate(n);
+            Ok(OpValue::Bytes(buffer))
+        }
+    }
+}
+
+/// `child_write({ id }, bytes)`: resolves once the bytes are in the pipe; EPIPE if the child
+/// closed its stdin.
+fn child_write(
+    state: &Rc<HostState>,
+    args: serde_json::Value,
+    bytes: Option<Vec<u8>>,
+) -> Result<OpFuture, OpError> {
+    let id = child_id(&args);
+    let resources = state.resources.borrow();
+    let stdin = resources
+        .process_groups
+        .children
+        .get(&id)
+        .and_then(|h| h.stdin.clone())
+        .ok_or_else(|| no_child(id))?;
+    let bytes = bytes.unwrap_or_default();
+    Ok(Box::pin(async move {
+        let mut stdin = stdin.lock().await;
+        let Some(pipe) = stdin.as_mut() else {
+            return Err(errno_error(libc::EPIPE, "write", None, None));
+        };
+        match pipe.write_all(&bytes).await {
+            Ok(()) => Ok(OpValue::Undefined),
+            Err(e) => Err(errno_error(
+                e.raw_os_error().unwrap_or(libc::EPIPE),
+                "write",
+                None,
+                None,
+            )),
+        }
+    }))
+}
+
+/// `child_close_stdin(id)`: the child reads end of input once pending writes are done.
+fn child_close_stdin<'js>(
+    ctx: &Ctx<'js>,
+    state: &Rc<HostState>,
+    args: Rest<Value<'js>>,
+) -> rquickjs::Result<Value<'js>> {
+    let id = number(&arg(ctx, &args, 0)) as u64;
+    let stdin = state
+        .resources
+        .borrow()
+        .process_groups
+        .children
+        .get(&id)
+        .and_then(|h| h.stdin.clone());
+    if let Some(stdin) = stdin {
+        // Queued behind any write in flight, which holds the lock.
+        tokio::spawn(async move {
+            stdin.lock().await.take();
+        });
+    }
+    Ok(Value::new_undefined(ctx.clone()))
+}
+
+/// `child_wait({ id })` -> `{ code, signal }` once the child exited.
+fn child_wait(
+    state: &Rc<HostState>,
+    args: serde_json::Value,
+    _: Option<Vec<u8>>,
+) -> Result<OpFuture, OpError> {
+    let id = child_id(&args);
+    let mut resources = state.resources.borrow_mut();
+    let groups = resources.process_groups.groups.clone();
+    let handle = resources
+        .process_groups
+        .children
+        .get_mut(&id)
+        .ok_or_else(|| no_child(id))?;
+    let mut child = handle.child.take().ok_or_else(|| no_child(id))?;
+    let exited = handle.exited.clone();
+    let pgid = handle.pgid;
+    Ok(Box::pin(async move {
+        let status = child.wait().await;
+        exited.store(true, Ordering::SeqCst);
+        groups.leader_exited(pgid);
+        match status {
+            Ok(status) => Ok(OpValue::Json(exit_json(status))),
+            Err(e) => Err(errno_error(
+                e.raw_os_error().unwrap_or(libc::ECHILD),
+                "waitpid",
+                None,
+                None,
+            )),
+        }
+    }))
+}
+
+fn exit_json(status: ExitStatus) -> serde_json::Value {
+    match status.signal() {
+        Some(signal) => json!({ "code": null, "signal": signal_name(signal) }),
+        None => json!({ "code": status.code(), "signal": null }),
+    }
+}
+
+/// `child_kill(id, signal)` -> whether the signal was sent to the child's group.
+fn child_kill<'js>(
+    ctx: &Ctx<'js>,
+    state: &Rc<HostState>,
+    args: Rest<Value<'js>>,
+) -> rquickjs::Result<Value<'js>> {
+    let id = number(&arg(ctx, &args, 0)) as u64;
+    let name = string(ctx, &arg(ctx, &args, 1), "signal")?;
+    let signal = signal_number(&name).ok_or_else(|| throw(ctx, &unknown_signal(&name)))?;
+    let resources = state.resources.borrow();
+    let sent = match resources.process_groups.children.get(&id) {
+        Some(handle) if !handle.exited.load(Ordering::SeqCst) => signal_group(handle.pgid, signal),
+        _ => false,
+    };
+    Ok(Value::new_bool(ctx.clone(), sent))
+}
+
+/// `child_release(id)`: JS is done with a child that exited and whose output ended.
+fn child_release<'js>(
+    ctx: &Ctx<'js>,
+    state: &Rc<HostState>,
+    args: Rest<Value<'js>>,
+) -> rquickjs::Result<Value<'js>> {
+    let id = number(&arg(ctx, &args, 0)) as u64;
+    state
+        .resources
+        .borrow_mut()
+        .process_groups
+        .children
+        .remove(&id);
+    Ok(Value::new_undefined(ctx.clone()))
+}
+
+/// How a sync child ended, beside what it printed.
+struct SyncOutcome {
+    pid: u32,
+    status: Option<ExitStatus>,
+    stdout: Option<Vec<u8>>,
+    stderr: Option<Vec<u8>>,
+    error: Option<OpError>,
+}
+
+/// `child_spawn_sync(request, input)` -> `{ pid, status, signal, stdout, stderr, error }`, the
+/// shape of Node's `spawnSync` result (output as bytes; JS decodes).
+fn child_spawn_sync<'js>(
+    ctx: &Ctx<'js>,
+    state: &Rc<HostState>,
+    args: Rest<Value<'js>>,
+) -> rquickjs::Result<Value<'js>> {
+    let request = SpawnRequest::parse(ctx, &arg(ctx, &args, 0))?;
+    let input = bytes_arg(&arg(ctx, &args, 1))?;
+    let outcome = match request
+        .command(state)
+        .and_then(|command| run_sync(command, &request, input))
+    {
+        Ok(outcome) => {
+            // What the child left running in its group lives until the host stops it.
+            if outcome.pid != 0 && group_alive(outcome.pid as i32) {
+                state
+                    .resources
+                    .borrow()
+                    .process_groups
+                    .groups
+                    .add(outcome.pid as i32);
+            }
+            outcome
+        }
+        Err(error) => SyncOutcome {
+            pid: 0,
+            status: None,
+            stdout: None,
+            stderr: None,
+            error: Some(error),
+        },
+    };
+    let result = Object::new(ctx.clone())?;
+    result.set("pid", outcome.pid)?;
+    let exit = outcome
+        .status
+        .map(exit_json)
+        .unwrap_or(json!({ "code": null, "signal": null }));
+    result.set("status", convert::to_js(ctx, &exit["code"])?)?;
+    result.set("signal", convert::to_js(ctx, &exit["signal"])?)?;
+    for (key, bytes) in [("stdout", outcome.stdout), ("stderr", outcome.stderr)] {
+        match bytes {
+            Some(bytes) => result.set(key, TypedArray::<u8>::new(ctx.clone(), bytes)?)?,
+            None => result.set(key, Value::new_null(ctx.clone()))?,
+        }
+    }
+    if let Some(error) = outcome.error {
+        let value = json!({ "code": error.code, "message": error.message, "data": error.data });
+        result.set("error", op_value_to_js(ctx, OpValue::Json(value))?)?;
+    }
+    Ok(result.into_value())
+}
+
+fn run_sync(
+    mut command: std::process::Command,
+    request: &SpawnRequest,
+    input: Option<Vec<u8>>,
+) -> Result<SyncOutcome, OpError> {
+    let kill_signal = request.kill_signal()?;
+    let max_buffer = request.max_buffer.map(|n| n.max(0.0) as usize);
+    let deadline = request
+        .timeout_ms
+        .filter(|ms| *ms > 0.0)
+        .map(|ms| Instant::now() + Duration::from_secs_f64(ms / 1000.0));
+    let mut child = command
+        .spawn()
+        .map_err(|e| spawn_error(&e, "spawnSync", &request.file))?;
+    let pid = child.id();
+    let pgid = pid as i32;
+    let overflow = Arc::new(AtomicBool::new(false));
+    if let Some(mut stdin) = child.stdin.take() {
+        let input = input.unwrap_or_default();
+        std::thread::spawn(move || {
+            let _ = stdin.write_all(&input);
+        });
+    }
+    let collect = |stream: Option<Box<dyn Read + Send>>| {
+        let overflow = overflow.clone();
+        stream.map(|mut s| {
+            std::thread::spawn(move || {
+                let mut kept = Vec::new();
+                let mut buffer = vec![0u8; READ_CHUNK];
+                while let Ok(n) = s.read(&mut buffer) {
+                    if n == 0 {
+                        break;
+                    }
+                    kept.extend_from_slice(&buffer[..n]);
+                    if max_buffer.is_some_and(|max| kept.len() > max) {
+                        overflow.store(true, Ordering::SeqCst);
+                    }
+                }
+                kept
+            })
+        })
+    };
+    let stdout = collect(
+        child
+            .stdout
+            .take()
+            .map(|s| Box::new(s) as Box<dyn Read + Send>),
+    );
+    let stderr = collect(
+        child
+            .stderr
+            .take()
+            .map(|s| Box::new(s) as Box<dyn Read + Send>),
+    );
+    let mut stop = StopSignals::new();
+    let mut error = None;
+    let mut killed_at: Option<Instant> = None;
+    let status = loop {
+        if let Ok(Some(status)) = child.try_wait() {
+            break Some(status);
+        }
+        if let Some(at) = killed_at {
+            if at.elapsed() >= KILL_GRACE {
+                signal_group(pgid, libc::SIGKILL);
+                break child.wait().ok();
+            }
+        } else if deadline.is_some_and(|d| Instant::now() >= d) {
+            error = Some(process_error(libc::ETIMEDOUT, "spawnSync", &request.file));
+            signal_group(pgid, kill_signal);
+            killed_at = Some(Instant::now());
+        } else if overflow.load(Ordering::SeqCst) {
+            error = Some(process_error(libc::ENOBUFS, "spawnSync", &request.file));
+            signal_group(pgid, kill_signal);
+            killed_at = Some(Instant::now());
+        } else if stop.received() {
+            signal_group(pgid, libc::SIGTERM);
+            killed_at = Some(Instant::now());
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    Ok(SyncOutcome {
+        pid,
+        status,
+        stdout: stdout.and_then(|t| t.join().ok()),
+        stderr: stderr.and_then(|t| t.join().ok()),
+        error,
+    })
+}
+
+/// Ctrl-C and SIGTERM seen while a sync child runs: the JS thread is blocked, so it looks for
+/// them itself (the run's own listener sees them too, once JS runs again).
+struct StopSignals(Vec<tokio::signal::unix::Signal>);
+
+impl StopSignals {
+    fn new() -> StopSignals {
+        use tokio::signal::unix::{signal, SignalKind};
+        if tokio::runtime::Handle::try_current().is_err() {
+            return StopSignals(Vec::new());
+        }
+        let kinds = [SignalKind::interrupt(), SignalKind::terminate()];
+        StopSignals(kinds.into_iter().filter_map(|k| signal(k).ok()).collect())
+    }
+
+    fn received(&mut self) -> bool {
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        self.0
+            .iter_mut()
+            .any(|s| matches!(s.poll_recv(&mut cx), std::task::Poll::Ready(_)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn signal_names_round_trip() {
+        assert_eq!(signal_number("SIGTERM"), Some(libc::SIGTERM));
+        assert_eq!(signal_name(libc::SIGKILL), "SIGKILL");
+        assert_eq!(signal_number("SIGNOPE"), None);
+    }
+
+    #[test]
+    fn dropping_the_registry_kills_groups_left_running() {
+        let mut child = std::process::Command::new("/bin/sh")
+            .args(["-c", "sleep 30"])
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let pgid = child.id() as i32;
+        let groups = ProcessGroups::default();
+        groups.groups.add(pgid);
+        let started = Instant::now();
+        drop(groups);
+        let status = child.wait().unwrap();
+        assert_eq!(status.signal(), Some(libc::SIGTERM));
+        assert!(started.elapsed() < KILL_GRACE + Duration::from_secs(1));
+    }
+}

@@ -1,0 +1,58 @@
+//! The op behind js/host/lazy_global.ts: evaluates a built-in module the first time one of its
+//! globals is read, so that `awf run` loads `fetch`, `URL` or `Buffer` only when code uses them.
+//!
+//! A module served this way must have no top-level await (its evaluation finishes inside the
+//! call) and must not be imported statically by other built-ins: they reach its values through
+//! the global, or there would be two copies of its classes. A module loaded both ways is
+//! refused with an internal error, which the built-in tests catch.
+
+use std::rc::Rc;
+
+use rquickjs::function::Rest;
+use rquickjs::promise::PromiseState;
+use rquickjs::{Ctx, Exception, Module, Value};
+
+use crate::js::builtins;
+use crate::js::engine::HostState;
+use crate::js::ops::{arg, string, Op, OpDecl};
+
+pub const OPS: &[OpDecl] = &[OpDecl {
+    name: "builtin_namespace",
+    op: Op::Sync(builtin_namespace),
+}];
+
+/// `builtin_namespace(name)` -> the exports of the built-in `name`, evaluated now.
+fn builtin_namespace<'js>(
+    ctx: &Ctx<'js>,
+    state: &Rc<HostState>,
+    args: Rest<Value<'js>>,
+) -> rquickjs::Result<Value<'js>> {
+    let name = string(ctx, &arg(ctx, &args, 0), "module")?;
+    if state.sources.borrow().contains(&name) {
+        return Err(Exception::throw_internal(
+            ctx,
+            &format!("{name} is behind a lazy global but was already imported"),
+        ));
+    }
+    let built = builtins::load(&name)
+        .ok_or_else(|| Exception::throw_internal(ctx, &format!("no built-in module {name}")))?
+        .map_err(|e| Exception::throw_internal(ctx, &e))?;
+    state
+        .sources
+        .borrow_mut()
+        .insert(&name, built.source.to_string(), built.map.clone());
+    let (module, evaluated) =
+        Module::declare(ctx.clone(), name.as_str(), built.code.as_str())?.eval()?;
+    match evaluated.state() {
+        PromiseState::Resolved => Ok(module.namespace()?.into_value()),
+        // `result` throws the rejection's reason into the context.
+        PromiseState::Rejected => match evaluated.result::<Value>() {
+            Some(Err(e)) => Err(e),
+            _ => Err(rquickjs::Error::Exception),
+        },
+        PromiseState::Pending => Err(Exception::throw_internal(
+            ctx,
+            &format!("{name} did not finish evaluating at once (top-level await?)"),
+        )),
+    }
+}
