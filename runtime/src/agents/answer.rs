@@ -1,12 +1,12 @@
 //! Reading an answer the way `wfa result` sends it: flags, or text or JSON on stdin.
 //!
-//! A text turn takes the text (the heredoc's final newline removed); a turn with a flat object
-//! schema takes `--name value` flags (or JSON); any other schema takes JSON. Problems come back
-//! as lines the agent can act on; the turn stays open for a corrected answer.
+//! A text turn takes the text (the heredoc's final newline removed); a turn with a schema takes
+//! flags or JSON by its shape (`schema::read_payload`, as a tool's input). Problems come back as
+//! lines the agent can act on; the turn stays open for a corrected answer.
 
 use serde_json::Value;
 
-use crate::schema::{flags, parse_json_payload, Schema};
+use crate::schema::{read_payload, Schema};
 
 /// The answer's value, or one line per problem.
 pub fn read(
@@ -42,30 +42,8 @@ fn read_text(args: &[String], stdin: Option<&str>) -> Result<String, Vec<String>
 }
 
 fn read_value(schema: &Schema, args: &[String], stdin: Option<&str>) -> Result<Value, Vec<String>> {
-    let lines = |problems: Vec<crate::schema::InputProblem>| {
-        problems.iter().map(ToString::to_string).collect::<Vec<_>>()
-    };
-    if !args.is_empty() {
-        if schema.takes_flags() {
-            return flags::parse(schema, args).map_err(lines);
-        }
-        // As the predecessor's `wf result <id> '<json>'`: one word holding the JSON.
-        if let [json] = args {
-            if !json.starts_with("--") {
-                return parse_json_payload(schema, json).map_err(lines);
-            }
-        }
-        return Err(vec![
-            "this answer is not given as options; send it as one JSON value on standard input (<<'WF_JSON' ... WF_JSON)".into(),
-        ]);
-    }
-    match stdin {
-        Some(text) if !text.trim().is_empty() => parse_json_payload(schema, text).map_err(lines),
-        _ if schema.takes_flags() => flags::parse(schema, args).map_err(lines),
-        _ => Err(vec![
-            "the answer is empty; send it as one JSON value on standard input (<<'WF_JSON' ... WF_JSON)".into(),
-        ]),
-    }
+    read_payload(schema, args, stdin)
+        .map_err(|problems| problems.iter().map(ToString::to_string).collect())
 }
 
 #[cfg(test)]
@@ -127,7 +105,7 @@ mod tests {
             json!(["b"])
         );
         assert!(read(Some(&s), &[], Some("not json")).unwrap_err()[0].contains("not valid JSON"));
-        assert!(read(Some(&s), &[], None).unwrap_err()[0].contains("empty"));
+        assert!(read(Some(&s), &[], None).unwrap_err()[0].starts_with("nothing was sent"));
         assert!(read(Some(&s), &words(&["--a", "1"]), None).unwrap_err()[0]
             .contains("not given as options"));
     }

@@ -103,7 +103,9 @@ mod tests {
             &RuntimeOverrides::default(),
         )
         .unwrap();
-        let Runtime::Command { program, args } = runtime;
+        let Runtime::Command { program, args } = runtime else {
+            panic!("a command runtime: {runtime:?}");
+        };
         assert!(program.ends_with("sh"), "{program:?}");
         assert_eq!(args, vec!["-c", "true"]);
     }

@@ -374,11 +374,12 @@ mod tests {
 
     #[test]
     fn hints_name_the_closest_served_module() {
-        assert_eq!(
-            hint_for("agentswf/workfow").unwrap(),
-            "did you mean \"agentswf/workflow\"? awf serves agentswf, agentswf/workflow, typebox \
-             and Node's modules (node:fs, node:path, ...)"
+        let hint = hint_for("agentswf/workfow").unwrap();
+        assert!(
+            hint.starts_with("did you mean \"agentswf/workflow\"? awf serves agentswf, agentswf/workflow, "),
+            "{hint}"
         );
+        assert!(hint.ends_with("typebox and Node's modules (node:fs, node:path, ...)"), "{hint}");
         assert!(hint_for("lodash").unwrap().starts_with("awf serves"));
     }
 }

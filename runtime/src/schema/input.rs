@@ -20,6 +20,9 @@ pub enum InputProblem {
          (<<'WF_JSON' ... WF_JSON)"
     )]
     TakesJson,
+    /// Nothing was sent for an input that is taught as JSON.
+    #[error("nothing was sent; send one JSON value on standard input (<<'WF_JSON' ... WF_JSON)")]
+    NoJson,
     /// An option the schema does not name.
     #[error("{option}: unknown option ({})", accepted_options(.accepted))]
     UnknownOption {
@@ -64,6 +67,25 @@ fn quoted_words(words: &[String]) -> String {
         .map(|w| Value::from(w.as_str()).to_string())
         .collect();
     quoted.join(", ")
+}
+
+/// An input as `wfa` sends it, read by the schema's shape: option words for a flat object
+/// (`--name value`), else JSON on standard input — or, as the predecessor's
+/// `wf result <id> '<json>'`, as one word. JSON on stdin is accepted for a flat object too.
+pub fn read_payload(
+    schema: &Schema,
+    args: &[String],
+    stdin: Option<&str>,
+) -> Result<Value, Vec<InputProblem>> {
+    let sent = stdin.filter(|text| !text.trim().is_empty());
+    match (args, sent) {
+        ([], Some(text)) => parse_json_payload(schema, text),
+        ([], None) if schema.takes_flags() => super::flags::parse(schema, args),
+        ([], None) => Err(vec![InputProblem::NoJson]),
+        (_, _) if schema.takes_flags() => super::flags::parse(schema, args),
+        ([json], _) if !json.starts_with("--") => parse_json_payload(schema, json),
+        (_, _) => Err(vec![InputProblem::TakesJson]),
+    }
 }
 
 /// Parses `text` as one JSON value and checks it against `schema`.

@@ -32,7 +32,7 @@ use serde_json::Value;
 pub use compile::SchemaError;
 pub use describe::describe;
 pub use field_error::FieldError;
-pub use input::{parse_json_payload, InputProblem};
+pub use input::{parse_json_payload, read_payload, InputProblem};
 
 /// A JSON Schema compiled once, with the JSON it was compiled from.
 ///

@@ -1,9 +1,9 @@
-//! A call's input from the words `wfa tool` sent: flags for a small flat input, JSON on stdin
-//! otherwise, nothing for a tool without input. Same rules and conversions as a turn's answer.
+//! A call's input from the words `wfa tool` sent: by the tool's schema (the same rules and
+//! conversions as a turn's answer, `schema::read_payload`), or nothing for a tool without input.
 
 use serde_json::Value;
 
-use crate::schema::{flags, parse_json_payload, InputProblem, Schema};
+use crate::schema::{read_payload, Schema};
 
 /// The checked input, or one line per problem.
 pub fn read(
@@ -12,36 +12,14 @@ pub fn read(
     args: &[String],
     stdin: Option<&str>,
 ) -> Result<Value, Vec<String>> {
-    let Some(schema) = schema else {
+    match schema {
+        Some(schema) => read_payload(schema, args, stdin)
+            .map_err(|problems| problems.iter().map(ToString::to_string).collect()),
         // Whatever reached stdin is not for this tool (it takes none): a harness may hand its
         // commands an open pipe.
-        if args.is_empty() {
-            return Ok(Value::Object(Default::default()));
-        }
-        return Err(vec![format!(
+        None if args.is_empty() => Ok(Value::Object(Default::default())),
+        None => Err(vec![format!(
             "{tool} takes no input; call it by its name alone"
-        )]);
-    };
-    let lines =
-        |problems: Vec<InputProblem>| problems.iter().map(ToString::to_string).collect::<Vec<_>>();
-    if !args.is_empty() {
-        if schema.takes_flags() {
-            return flags::parse(schema, args).map_err(lines);
-        }
-        if let [json] = args {
-            if !json.starts_with("--") {
-                return parse_json_payload(schema, json).map_err(lines);
-            }
-        }
-        return Err(vec![format!(
-            "{tool} takes its input as JSON on standard input (<<'WF_JSON' ... WF_JSON), not as options"
-        )]);
-    }
-    match stdin {
-        Some(text) if !text.trim().is_empty() => parse_json_payload(schema, text).map_err(lines),
-        _ if schema.takes_flags() => flags::parse(schema, args).map_err(lines),
-        _ => Err(vec![format!(
-            "{tool} needs its input as JSON on standard input (<<'WF_JSON' ... WF_JSON)"
         )]),
     }
 }
@@ -79,6 +57,10 @@ mod tests {
             read("f", Some(&flat), &words(&["--line", "0"]), None).unwrap_err(),
             vec!["value.line: expected integer ≥ 1; got 0"]
         );
+        assert_eq!(
+            read("f", Some(&flat), &[], Some("{\"line\": 2}")).unwrap(),
+            json!({"line": 2})
+        );
         let nested = Schema::compile(json!({"type": "object", "properties": {"labels": {"type": "array", "items": {"type": "string"}}}})).unwrap();
         assert_eq!(
             read("l", Some(&nested), &[], Some("{\"labels\": [\"ops\"]}\n")).unwrap(),
@@ -86,8 +68,8 @@ mod tests {
         );
         assert!(
             read("l", Some(&nested), &words(&["--labels", "x"]), None).unwrap_err()[0]
-                .contains("as JSON on standard input")
+                .contains("not given as options")
         );
-        assert!(read("l", Some(&nested), &[], None).unwrap_err()[0].contains("needs its input"));
+        assert!(read("l", Some(&nested), &[], None).unwrap_err()[0].starts_with("nothing was sent"));
     }
 }
