@@ -47,7 +47,8 @@ impl Run {
         let started = SystemTime::now();
         let id = time::new_run_id(started);
         let records = RunDir::create(cwd, workflow, &id)?;
-        records.write_json(
+        // Behind: the run need not wait for the disk; output.json's write waits for it.
+        records.write_json_behind(
             "run.json",
             &json!({
                 "version": 1,
