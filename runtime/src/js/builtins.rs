@@ -11,6 +11,10 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use super::source_map::{PositionMap, SourcePos};
 
+/// A built-in as runtime/build.rs stripped it: its path under js/ without `.ts`, its JS, and its
+/// position pairs (JS line, JS column, TS line, TS column).
+type StrippedModule = (&'static str, &'static str, &'static [(u32, u32, u32, u32)]);
+
 include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
 
 macro_rules! builtins {
