@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # bench/startup.sh — start-up cost of one small workflow run: `awf run examples/hello/hello.ts`
 # beside bun and deno running the same file (through bench/driver.ts and bench/shim.ts, which
-# stand in for awf's author globals). Prints, for each, the median wall time (hyperfine) and the
-# median peak resident memory (GNU time's %M), then awf's ratios to bun and deno.
+# stand in for awf's author globals). Prints, for each, the median wall time (hyperfine, the
+# tools taking turns over 6 rounds) and the median peak resident memory (GNU time's %M), then
+# awf's ratios to bun and deno.
 #
 #   bench/startup.sh [runs]        runs: timed runs per tool (default 50)
 #
@@ -60,16 +61,31 @@ for name in awf bun deno; do
   [[ "$out" == "$expected" ]] || { echo "startup.sh: $name printed something else:" >&2; echo "$out" >&2; exit 1; }
 done
 
-# Median wall time in ms, from hyperfine's JSON export.
+# Median wall time in ms. The machine's load drifts, so the tools take turns: several rounds
+# of hyperfine, each timing all three, and the median over every round's runs.
+rounds=6
+per_round=$(( (runs + rounds - 1) / rounds ))
 quote() { printf '%q ' "$@"; }
-hyperfine --style none --warmup 5 --runs "$runs" -N \
-  --command-name awf "$(quote "${awf_cmd[@]}")" \
-  --command-name bun "$(quote "${bun_cmd[@]}")" \
-  --command-name deno "$(quote "${deno_cmd[@]}")" \
-  --export-json "$scratch/times.json" >/dev/null 2>&1
+for round in $(seq "$rounds"); do
+  hyperfine --style none --warmup 2 --runs "$per_round" -N \
+    --command-name awf "$(quote "${awf_cmd[@]}")" \
+    --command-name bun "$(quote "${bun_cmd[@]}")" \
+    --command-name deno "$(quote "${deno_cmd[@]}")" \
+    --export-json "$scratch/times-$round.json" >/dev/null 2>&1
+done
 median_ms() {
-  node -e 'const r = require(process.argv[1]).results.find((x) => x.command === process.argv[2]);
-           console.log((r.median * 1000).toFixed(1))' "$scratch/times.json" "$1"
+  node -e '
+    const fs = require("fs");
+    const [dir, rounds, name] = process.argv.slice(1);
+    const times = [];
+    for (let i = 1; i <= Number(rounds); i++) {
+      const results = JSON.parse(fs.readFileSync(`${dir}/times-${i}.json`, "utf8")).results;
+      times.push(...results.find((r) => r.command === name).times);
+    }
+    times.sort((a, b) => a - b);
+    const mid = times.length / 2;
+    const median = times.length % 2 ? times[Math.floor(mid)] : (times[mid - 1] + times[mid]) / 2;
+    console.log((median * 1000).toFixed(1));' "$scratch" "$rounds" "$1"
 }
 
 # Median peak RSS in KiB over 15 runs.
@@ -94,5 +110,5 @@ for name in awf bun deno; do
 done
 printf '\nawf / bun:  wall %sx, memory %sx\n' "$(ratio "${ms[awf]}" "${ms[bun]}")" "$(ratio "${kib[awf]}" "${kib[bun]}")"
 printf 'awf / deno: wall %sx, memory %sx\n' "$(ratio "${ms[awf]}" "${ms[deno]}")" "$(ratio "${kib[awf]}" "${kib[deno]}")"
-printf '(%s runs each after 5 warm-ups; awf %s, bun %s, deno %s; %s)\n' "$runs" \
+printf '(%s runs each in %s rounds; awf %s, bun %s, deno %s; %s)\n' "$(( per_round * rounds ))" "$rounds" \
   "$("$awf" --version | cut -d' ' -f2)" "$bun_version" "$deno_version" "$(uname -srm)"

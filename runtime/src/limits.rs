@@ -25,6 +25,10 @@ pub const KILL_GRACE: Duration = Duration::from_millis(1500);
 /// Bytes of an agent process's stdout and of its stderr kept for the records.
 pub const MAX_AGENT_OUTPUT_BYTES: usize = 256 * 1024;
 
+/// Deepest nesting of arrays and objects awf reads as JSON from a workflow (results, tool
+/// results, answers, log fields); deeper is refused rather than walked off the stack.
+pub const MAX_JSON_DEPTH: usize = 1000;
+
 /// Largest answer (`wfa result`) or tool input, in bytes.
 pub const MAX_PAYLOAD_BYTES: usize = 1024 * 1024;
 /// Largest request line on an agent's socket: a payload escaped inside a JSON string (each `"`,

@@ -594,3 +594,63 @@ awf: records in .awf/runs/stalls/[RUN_ID]
 "#,
     );
 }
+
+#[test]
+fn a_decorator_is_refused_where_it_is_written() {
+    let project = TempProject::new();
+    project.file(
+        "wf.ts",
+        r#"function logged<T>(method: T): T {
+  return method;
+}
+class Reviewer {
+  @logged
+  review(): string {
+    return "ok";
+  }
+}
+export default defineWorkflow({
+  meta: { name: "decorated", description: "Uses a decorator." },
+  run: () => new Reviewer().review(),
+});
+"#,
+    );
+    let ran = project.awf(&["run", "wf.ts"]).run();
+    assert_text(
+        &ran.snapshot(&project.path()),
+        r#"exit: 2
+--- stdout
+--- stderr
+awf: wf.ts:5:3: SyntaxError: decorators are not supported: awf's engine (QuickJS) cannot run them; call the decorating function on the class or method instead
+ 5 |   @logged
+   |   ^
+"#,
+    );
+}
+
+#[test]
+fn a_result_nested_too_deep_is_refused_not_a_crash() {
+    let project = TempProject::new();
+    project.file(
+        "wf.ts",
+        r#"export default defineWorkflow({
+  meta: { name: "deep", description: "Returns a very deep value." },
+  run() {
+    let value: unknown = 1;
+    for (let i = 0; i < 100_000; i++) value = { next: value };
+    return value;
+  },
+});
+"#,
+    );
+    let ran = project.awf(&["run", "wf.ts"]).run();
+    assert_text(
+        &ran.snapshot(&project.path()),
+        "exit: 1
+--- stdout
+--- stderr
+awf: run failed: run() returned a result that is not JSON: value.next.next.next.next.next.next.next.next.next.next.next… is nested more than 1000 levels deep, which is not JSON
+awf: records in .awf/runs/deep/[RUN_ID]
+",
+    );
+}

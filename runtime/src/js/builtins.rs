@@ -2,14 +2,20 @@
 //!
 //! `awf:agentswf/workflow` is `js/agentswf/workflow.ts`. Authors reach the public ones by the
 //! names in `PUBLIC_NAMES` (`agentswf`, `typebox`, `bun:test`, ...); the rest are private to
-//! built-ins. Each is stripped of types the first time any host in the process loads it, and
-//! kept for the other hosts (`awf test` starts one host per test file).
+//! built-ins. Their types are stripped at build time (runtime/build.rs, `STRIPPED`); the position
+//! map of each is built the first time any host in the process loads it, and kept for the other
+//! hosts (`awf test` starts one host per test file).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use super::source_map::PositionMap;
-use super::transpile::{transpile, SourceKind, Transpiled};
+use super::source_map::{PositionMap, SourcePos};
+
+/// A built-in as runtime/build.rs stripped it: its path under js/ without `.ts`, its JS, and its
+/// position pairs (JS line, JS column, TS line, TS column).
+type StrippedModule = (&'static str, &'static str, &'static [(u32, u32, u32, u32)]);
+
+include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
 
 macro_rules! builtins {
     ($($path:literal),* $(,)?) => {
@@ -106,12 +112,12 @@ fn source(canonical: &str) -> Option<&'static str> {
 
 /// A built-in's JS, ready for the engine.
 pub struct BuiltinCode {
-    pub code: String,
+    pub code: &'static str,
     pub map: Option<PositionMap>,
     pub source: &'static str,
 }
 
-/// The JS of a built-in module, transpiled once per process.
+/// The JS of a built-in module, stripped at build time, with its position map.
 pub fn load(canonical: &str) -> Option<Result<Arc<BuiltinCode>, String>> {
     let source = source(canonical)?;
     static CACHE: OnceLock<Mutex<HashMap<String, Arc<BuiltinCode>>>> = OnceLock::new();
@@ -119,15 +125,24 @@ pub fn load(canonical: &str) -> Option<Result<Arc<BuiltinCode>, String>> {
     if let Some(hit) = cache.lock().expect("builtin cache").get(canonical) {
         return Some(Ok(hit.clone()));
     }
-    let built = match transpile(canonical, source, SourceKind::TypeScript) {
-        Ok(Transpiled { code, map, .. }) => Arc::new(BuiltinCode { code, map, source }),
-        Err(e) => {
-            return Some(Err(format!(
-                "built-in module {canonical} does not parse at {}:{}: {}",
-                e.pos.line, e.pos.col, e.message
-            )))
-        }
+    let path = canonical.strip_prefix("awf:")?;
+    let Some((_, code, pairs)) = STRIPPED.iter().find(|(p, _, _)| *p == path) else {
+        return Some(Err(format!(
+            "built-in module {canonical} was not stripped at build time; rebuild awf"
+        )));
     };
+    let map = PositionMap::from_pairs(pairs.iter().map(|&(line, col, ts_line, ts_col)| {
+        let source = SourcePos {
+            line: ts_line,
+            col: ts_col,
+        };
+        (SourcePos { line, col }, source)
+    }));
+    let built = Arc::new(BuiltinCode {
+        code,
+        map: Some(map),
+        source,
+    });
     cache
         .lock()
         .expect("builtin cache")
@@ -160,12 +175,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_builtin_parses() {
-        for (path, _) in SOURCES {
+    fn every_builtin_was_stripped_at_build_time() {
+        for (path, source) in SOURCES {
             let name = format!("awf:{path}");
-            if let Some(Err(e)) = load(&name) {
-                panic!("{e}");
-            }
+            let built = load(&name)
+                .expect("served")
+                .unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(built.source, *source);
+            assert!(!built.code.is_empty() && built.map.is_some(), "{name}");
         }
     }
 

@@ -5,10 +5,15 @@
 //! a function, a symbol, a bigint, NaN or a cycle is refused with the path where it was found,
 //! because a workflow result, a tool result or an answer that silently changed shape in
 //! `JSON.stringify` would be worse than an error. Properties whose value is `undefined` are left
-//! out, as `JSON.stringify` does.
+//! out, as `JSON.stringify` does. Nesting is bounded (`limits::MAX_JSON_DEPTH`).
 
 use rquickjs::{qjs, Array, Ctx, Object, Type, Value};
 use serde_json::{Map, Number};
+
+use crate::limits::MAX_JSON_DEPTH;
+
+/// How much of the path to a too-deep value an error shows.
+const SHOWN_PATH_CHARS: usize = 60;
 
 /// Why a JS value is not JSON, and where in it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -117,6 +122,14 @@ impl<'js> Walk<'js> {
     }
 
     fn enter(&mut self, value: &Value<'js>, path: &str) -> Result<(), NotJson> {
+        // The walk recurses: bound it, or a deep enough value overflows the thread's stack.
+        if self.open.len() >= MAX_JSON_DEPTH {
+            let shown: String = path.chars().take(SHOWN_PATH_CHARS).collect();
+            return Err(NotJson {
+                path: format!("{shown}…"),
+                found: format!("nested more than {MAX_JSON_DEPTH} levels deep"),
+            });
+        }
         let id = unsafe { qjs::JS_VALUE_GET_PTR(value.as_raw()) } as usize;
         if let Some((_, first)) = self.open.iter().find(|(open, _)| *open == id) {
             return Err(NotJson {
@@ -334,6 +347,34 @@ mod tests {
                     "{source}"
                 );
             }
+        });
+    }
+
+    #[test]
+    fn a_value_nested_too_deep_is_refused_not_a_stack_overflow() {
+        with_ctx(|ctx| {
+            let error = read(
+                ctx,
+                "let v = 1; for (let i = 0; i < 200000; i++) v = [v]; v",
+            )
+            .unwrap_err()
+            .to_string();
+            let shown: String = format!("value{}", "[0]".repeat(SHOWN_PATH_CHARS))
+                .chars()
+                .take(SHOWN_PATH_CHARS)
+                .collect();
+            assert_eq!(
+                error,
+                format!(
+                    "{shown}… is nested more than {MAX_JSON_DEPTH} levels deep, which is not JSON"
+                )
+            );
+            let fits = format!(
+                "{}1{}",
+                "[".repeat(MAX_JSON_DEPTH),
+                "]".repeat(MAX_JSON_DEPTH)
+            );
+            assert!(read(ctx, &fits).is_ok());
         });
     }
 

@@ -121,7 +121,7 @@ impl Loader for AwfLoader {
                     .borrow_mut()
                     .insert(name, built.source.to_string(), map);
             }
-            return Module::declare(ctx.clone(), name, built.code.as_str());
+            return Module::declare(ctx.clone(), name, built.code);
         }
         let source = std::fs::read_to_string(name)
             .map_err(|e| Exception::throw_message(ctx, &format!("cannot read {name}: {e}")))?;

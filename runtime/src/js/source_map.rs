@@ -16,7 +16,8 @@ pub struct SourcePos {
 /// Sorted (generated, source) position pairs of one module.
 #[derive(Clone, Debug, Default)]
 pub struct PositionMap {
-    pairs: Vec<(SourcePos, SourcePos)>,
+    /// Read by runtime/build.rs too, which writes the built-ins' maps into the binary.
+    pub pairs: Vec<(SourcePos, SourcePos)>,
 }
 
 impl PositionMap {

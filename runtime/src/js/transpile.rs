@@ -10,7 +10,8 @@ use swc_core::common::{
     SourceMap, Span, Spanned, GLOBALS,
 };
 use swc_core::ecma::ast::{
-    CallExpr, Callee, EsVersion, ExportAll, Expr, ImportDecl, Lit, Module, NamedExport, Program,
+    CallExpr, Callee, Decorator, EsVersion, ExportAll, Expr, ImportDecl, Lit, Module, NamedExport,
+    Program,
 };
 use swc_core::ecma::codegen::{text_writer::JsWriter, Emitter, Node};
 use swc_core::ecma::parser::{lexer::Lexer, Parser, StringInput, Syntax, TsSyntax};
@@ -95,6 +96,15 @@ pub fn transpile(name: &str, source: &str, kind: SourceKind) -> Result<Transpile
         }
         (Ok(module), None) => module,
     };
+    if let Some(span) = first_decorator(&module) {
+        // QuickJS cannot run them, and a SyntaxError from the engine would point nowhere useful.
+        return Err(SyntaxError {
+            message: "decorators are not supported: awf's engine (QuickJS) cannot run them; \
+                      call the decorating function on the class or method instead"
+                .to_string(),
+            pos: position(&cm, span.lo),
+        });
+    }
     let imports = import_sites(&cm, &module);
     if kind == SourceKind::JavaScript {
         return Ok(Transpiled {
@@ -216,6 +226,19 @@ impl Visit for ImportCollector<'_> {
     }
 }
 
+/// Where the first decorator (`@name`) is written, if any.
+fn first_decorator(module: &Module) -> Option<Span> {
+    struct Finder(Option<Span>);
+    impl Visit for Finder {
+        fn visit_decorator(&mut self, n: &Decorator) {
+            self.0.get_or_insert(n.span);
+        }
+    }
+    let mut finder = Finder(None);
+    module.visit_with(&mut finder);
+    finder.0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -274,6 +297,22 @@ mod tests {
         assert_eq!(err.pos, SourcePos { line: 2, col: 11 });
         assert!(
             err.message.contains("Expression expected"),
+            "{}",
+            err.message
+        );
+    }
+
+    #[test]
+    fn decorators_are_refused_where_written() {
+        let err = transpile(
+            "deco.ts",
+            "class A {\n  @logged m() {}\n}\n",
+            SourceKind::TypeScript,
+        )
+        .expect_err("refused");
+        assert_eq!(err.pos, SourcePos { line: 2, col: 3 });
+        assert!(
+            err.message.starts_with("decorators are not supported"),
             "{}",
             err.message
         );

@@ -3,7 +3,9 @@
 //!
 //! JSON files are written whole (temp file, fsync, rename), so a reader never sees half a file;
 //! `events.jsonl` is appended one line per event, and a torn last line is skipped on read
-//! (`reader.rs`). `.awf/runs/.gitignore` keeps the records out of git.
+//! (`reader.rs`). `.awf/runs/.gitignore` keeps the records out of git. A file the run need not
+//! wait for (run.json) can be written behind, on a thread of its own: an fsync takes
+//! milliseconds, and the next whole-file write waits for it, so files still land in order.
 
 pub mod event;
 pub mod logs;
@@ -15,6 +17,7 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::thread::JoinHandle;
 use std::time::SystemTime;
 
 pub use event::Event;
@@ -29,6 +32,8 @@ pub struct RunDir {
     events: Mutex<File>,
     /// A copy of every event appended, for tests that read them as they go (`keep_events`).
     kept: Mutex<Option<Vec<serde_json::Value>>>,
+    /// Whole-file writes still on their way to disk (`write_json_behind`).
+    behind: Mutex<Vec<JoinHandle<io::Result<()>>>>,
 }
 
 impl RunDir {
@@ -50,6 +55,7 @@ impl RunDir {
             path,
             events: Mutex::new(events),
             kept: Mutex::new(None),
+            behind: Mutex::default(),
         })
     }
 
@@ -57,11 +63,43 @@ impl RunDir {
         &self.path
     }
 
-    /// Writes `name` (e.g. `run.json`) whole and durably.
+    /// Writes `name` (e.g. `output.json`) whole and durably, after the writes left behind; an
+    /// error of one of those is returned too, naming its file.
     pub fn write_json(&self, name: &str, value: &serde_json::Value) -> io::Result<()> {
-        let mut text = serde_json::to_vec_pretty(value).map_err(io::Error::other)?;
-        text.push(b'\n');
-        write_atomically(&self.path.join(name), &text)
+        let earlier = self.catch_up();
+        write_atomically(&self.path.join(name), &json_text(value)?)?;
+        earlier
+    }
+
+    /// Writes `name` (e.g. `run.json`) whole and durably without waiting for the disk; the next
+    /// `write_json`, or the end of this `RunDir`, waits for it.
+    pub fn write_json_behind(&self, name: &str, value: &serde_json::Value) -> io::Result<()> {
+        let text = json_text(value)?;
+        let target = self.path.join(name);
+        let writer = std::thread::spawn(move || {
+            write_atomically(&target, &text)
+                .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", target.display())))
+        });
+        self.behind
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(writer);
+        Ok(())
+    }
+
+    /// Waits for the writes left behind; the first one's error, if any.
+    pub fn catch_up(&self) -> io::Result<()> {
+        let writers = std::mem::take(&mut *self.behind.lock().unwrap_or_else(|e| e.into_inner()));
+        let mut first = Ok(());
+        for writer in writers {
+            let done = writer
+                .join()
+                .unwrap_or_else(|_| Err(io::Error::other("a record writer panicked")));
+            if first.is_ok() {
+                first = done;
+            }
+        }
+        first
     }
 
     /// Appends one event line, stamped with the time.
@@ -89,6 +127,20 @@ impl RunDir {
             .map(|k| k.get(from..).unwrap_or_default().to_vec())
             .unwrap_or_default()
     }
+}
+
+impl Drop for RunDir {
+    fn drop(&mut self) {
+        // Nobody is left to tell; what matters is that the files are complete before exit.
+        let _ = self.catch_up();
+    }
+}
+
+/// Pretty JSON and a final newline: how every JSON record reads.
+fn json_text(value: &serde_json::Value) -> io::Result<Vec<u8>> {
+    let mut text = serde_json::to_vec_pretty(value).map_err(io::Error::other)?;
+    text.push(b'\n');
+    Ok(text)
 }
 
 /// Temp file beside the target, fsync, rename: the target is either old or whole.
@@ -144,6 +196,39 @@ mod tests {
             leftovers.len(),
             2,
             "only run.json and events.jsonl: {leftovers:?}"
+        );
+        fs::remove_dir_all(cwd).unwrap();
+    }
+
+    #[test]
+    fn a_file_written_behind_is_whole_before_the_next_write() {
+        let cwd = scratch("behind");
+        let run = RunDir::create(&cwd, "hello", "r1").unwrap();
+        run.write_json_behind("run.json", &json!({"first": true}))
+            .unwrap();
+        run.write_json("output.json", &json!({"second": true}))
+            .unwrap();
+        let first = fs::read_to_string(run.path().join("run.json")).unwrap();
+        assert_eq!(first, "{\n  \"first\": true\n}\n");
+        fs::remove_dir_all(cwd).unwrap();
+    }
+
+    #[test]
+    fn an_error_left_behind_comes_back_with_its_file() {
+        let cwd = scratch("behind-error");
+        let run = RunDir::create(&cwd, "hello", "r1").unwrap();
+        fs::create_dir(run.path().join("run.json")).unwrap();
+        run.write_json_behind("run.json", &json!({})).unwrap();
+        let error = run.write_json("output.json", &json!({})).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .starts_with(&format!("{}: ", run.path().join("run.json").display())),
+            "{error}"
+        );
+        assert!(
+            run.path().join("output.json").is_file(),
+            "written all the same"
         );
         fs::remove_dir_all(cwd).unwrap();
     }

@@ -86,7 +86,8 @@ impl Run {
         if scripted {
             records.keep_events();
         }
-        records.write_json(
+        // Behind: the run need not wait for the disk; output.json's write waits for it.
+        records.write_json_behind(
             "run.json",
             &json!({
                 "version": 1,
@@ -97,7 +98,6 @@ impl Run {
                 "argv": spec.argv,
                 "timeoutMs": spec.timeout.as_millis() as u64,
                 "startedAt": time::rfc3339(started),
-                "scripted": scripted,
             }),
         )?;
         records.append(&Event::RunStarted {
@@ -147,6 +147,11 @@ impl Run {
     }
 
     fn remove_scratch(&self) {
+        if self.scratch.is_empty() {
+            return;
+        }
+        // run.json may still be on its way into a scratch folder.
+        let _ = self.records.catch_up();
         for dir in &self.scratch {
             let _ = std::fs::remove_dir_all(dir);
         }
