@@ -282,11 +282,15 @@ fn hint_for(name: &str) -> Option<String> {
         .min()
         .filter(|(d, _)| *d <= 3)
         .map(|(_, s)| s);
-    let own: Vec<&str> = builtins::PUBLIC_NAMES
-        .iter()
-        .filter(|(_, canonical)| !canonical.starts_with("awf:node/"))
-        .map(|(n, _)| *n)
-        .collect();
+    // Each of awf's own modules once, by its first name (`agentswf`, not also its alias).
+    let mut own: Vec<&str> = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
+    for (name, canonical) in builtins::PUBLIC_NAMES {
+        if !canonical.starts_with("awf:node/") && !seen.contains(canonical) {
+            seen.push(canonical);
+            own.push(name);
+        }
+    }
     let list = format!(
         "{} and Node's modules (node:fs, node:path, ...)",
         own.join(", ")
@@ -376,7 +380,7 @@ mod tests {
     fn hints_name_the_closest_served_module() {
         let hint = hint_for("agentswf/workfow").unwrap();
         assert!(
-            hint.starts_with("did you mean \"agentswf/workflow\"? awf serves agentswf, agentswf/workflow, "),
+            hint.starts_with("did you mean \"agentswf/workflow\"? awf serves agentswf, agentswf/testing, "),
             "{hint}"
         );
         assert!(hint.ends_with("typebox and Node's modules (node:fs, node:path, ...)"), "{hint}");

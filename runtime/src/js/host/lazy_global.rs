@@ -42,7 +42,7 @@ fn builtin_namespace<'js>(
         .borrow_mut()
         .insert(&name, built.source.to_string(), built.map.clone());
     let (module, evaluated) =
-        Module::declare(ctx.clone(), name.as_str(), built.code.as_str())?.eval()?;
+        Module::declare(ctx.clone(), name.as_str(), built.code)?.eval()?;
     match evaluated.state() {
         PromiseState::Resolved => Ok(module.namespace()?.into_value()),
         // `result` throws the rejection's reason into the context.
