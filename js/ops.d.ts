@@ -39,3 +39,8 @@ declare module "awf:ops" {
   export function run_info(run: number): unknown;
   export function run_log(run: number, message: string, fields?: Record<string, unknown>): void;
 }
+
+declare module "awf:ops" {
+  /** `awf test`: one result of the running test file (runtime/src/testing/event.rs `FileReport`). */
+  export function test_event(report: { kind: string; [field: string]: unknown }): void;
+}

@@ -12,6 +12,7 @@ fn main() -> ExitCode {
     let cli = args::Cli::parse();
     let code = match cli.command {
         args::Command::Run(run) => commands::run::run(run),
+        args::Command::Test(test) => commands::test::run(test),
     };
     ExitCode::from(code.clamp(0, 255) as u8)
 }

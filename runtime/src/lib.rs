@@ -16,4 +16,5 @@ pub mod js;
 pub mod limits;
 pub mod records;
 pub mod schema;
+pub mod testing;
 pub mod workflow;

@@ -31,6 +31,9 @@ const SOURCES: &[(&str, &str)] = builtins![
     "agentswf/workflow",
     "workflow/context",
     "typebox",
+    "test/bun_test",
+    "test/expect",
+    "test/file_runner",
 ];
 
 /// Names authors import, and the built-in each one is.
@@ -38,6 +41,8 @@ pub const PUBLIC_NAMES: &[(&str, &str)] = &[
     ("agentswf", "awf:agentswf/workflow"),
     ("agentswf/workflow", "awf:agentswf/workflow"),
     ("typebox", "awf:typebox"),
+    ("bun:test", "awf:test/bun_test"),
+    ("awf:test", "awf:test/bun_test"),
 ];
 
 /// The public name for `specifier`, if awf serves it.

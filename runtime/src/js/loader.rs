@@ -363,7 +363,7 @@ mod tests {
     fn hints_name_the_closest_served_module() {
         assert_eq!(
             hint_for("agentswf/workfow").unwrap(),
-            "did you mean \"agentswf/workflow\"? awf serves agentswf, agentswf/workflow, typebox"
+            "did you mean \"agentswf/workflow\"? awf serves agentswf, agentswf/workflow, typebox, bun:test, awf:test"
         );
         assert!(hint_for("lodash").unwrap().starts_with("awf serves"));
     }

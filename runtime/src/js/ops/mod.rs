@@ -7,6 +7,7 @@
 
 mod core;
 mod schema;
+mod testing;
 mod workflow;
 
 use std::future::Future;
@@ -71,6 +72,7 @@ fn all() -> impl Iterator<Item = &'static OpDecl> {
         .iter()
         .chain(super::host::ops())
         .chain(schema::OPS)
+        .chain(testing::OPS)
         .chain(workflow::OPS)
 }
 
