@@ -41,6 +41,6 @@ declare module "awf:ops" {
 }
 
 declare module "awf:ops" {
-  /** `awf test`: one result of the running test file (runtime/src/testing/event.rs `FileReport`). */
-  export function test_event(report: { kind: string; [field: string]: unknown }): void;
+  /** `awf test`: one result of the running test file as JSON (runtime/src/testing/event.rs `FileReport`). */
+  export function test_event(json: string): void;
 }

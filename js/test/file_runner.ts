@@ -16,24 +16,29 @@ export interface FileOptions {
   readonly timeoutMs: number;
 }
 
+/** One report to the host, as JSON text. */
+function report(event: { kind: string; [field: string]: unknown }): void {
+  ops.test_event(JSON.stringify(event));
+}
+
 const events: TestEvents = {
-  start: (test) => ops.test_event({ kind: "start", test }),
-  pass: (test, durationMs) => ops.test_event({ kind: "pass", test, durationMs }),
-  fail: (test, durationMs, failure) => ops.test_event({ kind: "fail", test, durationMs, failure }),
-  skip: (test) => ops.test_event({ kind: "skip", test }),
-  todo: (test) => ops.test_event({ kind: "todo", test }),
-  error: (where, failure) => ops.test_event({ kind: "error", where, failure }),
+  start: (test) => report({ kind: "start", test }),
+  pass: (test, durationMs) => report({ kind: "pass", test, durationMs }),
+  fail: (test, durationMs, failure) => report({ kind: "fail", test, durationMs, failure }),
+  skip: (test) => report({ kind: "skip", test }),
+  todo: (test) => report({ kind: "todo", test }),
+  error: (where, failure) => report({ kind: "error", where, failure }),
 };
 
 export async function runTestFile({ file, namePattern, timeoutMs }: FileOptions): Promise<void> {
   try {
     await import(file);
   } catch (error) {
-    ops.test_event({ kind: "error", where: "loading the file", failure: errorInfo(error) });
+    report({ kind: "error", where: "loading the file", failure: errorInfo(error) });
     return;
   }
   const summary = await runRegisteredTests({ events, namePattern, timeoutMs });
-  ops.test_event({ kind: "end", expectCalls: summary.expectCalls, filtered: summary.filtered });
+  report({ kind: "end", expectCalls: summary.expectCalls, filtered: summary.filtered });
 }
 
 /** Why `pattern` is not a regular expression, or null when it is one. */

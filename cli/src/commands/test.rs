@@ -2,12 +2,12 @@
 //! when asked, write a JUnit file. Exit 0 when every test passed, 1 when one failed or none was
 //! found, 2 on a usage error.
 
-use std::io::IsTerminal;
+use std::io::{BufWriter, IsTerminal};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use awf_runtime::limits::DEFAULT_TEST_TIMEOUT;
-use awf_runtime::testing::report::{JunitReporter, PrettyReporter, TestReporter};
+use awf_runtime::testing::report::{JunitReporter, PrettyOptions, PrettyReporter, TestReporter};
 use awf_runtime::testing::{TestOptions, TestRun};
 use awf_runtime::workflow::deadline::parse_duration;
 
@@ -60,11 +60,15 @@ pub fn run(args: TestArgs) -> i32 {
         return 1;
     }
     let files = test_run.files().len();
-    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let terminal = std::io::stdout().is_terminal();
+    let text = PrettyOptions {
+        color: terminal && std::env::var_os("NO_COLOR").is_none(),
+        live: terminal,
+    };
     let mut pretty = PrettyReporter::new(
-        Box::new(std::io::stdout()),
+        Box::new(BufWriter::new(std::io::stdout())),
         Box::new(std::io::stderr()),
-        color,
+        text,
         &cwd,
     );
     let mut junit = args.reporter.map(|_| JunitReporter::new(&cwd));

@@ -3,10 +3,10 @@
 //! `awf:agentswf/workflow` is `js/agentswf/workflow.ts`. Authors reach the public ones by the
 //! names in `PUBLIC_NAMES` (`agentswf`, `typebox`, `bun:test`, ...); the rest are private to
 //! built-ins. Each is stripped of types the first time any host in the process loads it, and
-//! kept for the other hosts (`awf test` starts one host per test file).
+//! kept for the other hosts (`awf test` starts one host per test file), as is its bytecode once
+//! the first host has compiled it (loader.rs).
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 use super::source_map::PositionMap;
 use super::transpile::{transpile, SourceKind, Transpiled};
@@ -54,12 +54,12 @@ pub fn public(specifier: &str) -> Option<&'static str> {
 }
 
 pub fn exists(canonical: &str) -> bool {
-    source(canonical).is_some()
+    index_of(canonical).is_some()
 }
 
-fn source(canonical: &str) -> Option<&'static str> {
+fn index_of(canonical: &str) -> Option<usize> {
     let path = canonical.strip_prefix("awf:")?;
-    SOURCES.iter().find(|(p, _)| *p == path).map(|(_, s)| *s)
+    SOURCES.iter().position(|(p, _)| *p == path)
 }
 
 /// A built-in's JS, ready for the engine.
@@ -67,30 +67,35 @@ pub struct BuiltinCode {
     pub code: String,
     pub map: Option<PositionMap>,
     pub source: &'static str,
+    /// The module compiled by the first host that loaded it, for the next hosts to load.
+    pub bytecode: OnceLock<Vec<u8>>,
 }
 
-/// The JS of a built-in module, transpiled once per process.
+/// A built-in's JS, or why it does not parse.
+type Loaded = Result<Arc<BuiltinCode>, String>;
+
+/// The JS of a built-in module, transpiled once per process: a host that asks while another
+/// thread's host transpiles it waits for that one rather than doing it again.
 pub fn load(canonical: &str) -> Option<Result<Arc<BuiltinCode>, String>> {
-    let source = source(canonical)?;
-    static CACHE: OnceLock<Mutex<HashMap<String, Arc<BuiltinCode>>>> = OnceLock::new();
-    let cache = CACHE.get_or_init(Default::default);
-    if let Some(hit) = cache.lock().expect("builtin cache").get(canonical) {
-        return Some(Ok(hit.clone()));
-    }
-    let built = match transpile(canonical, source, SourceKind::TypeScript) {
-        Ok(Transpiled { code, map, .. }) => Arc::new(BuiltinCode { code, map, source }),
-        Err(e) => {
-            return Some(Err(format!(
+    let index = index_of(canonical)?;
+    static CACHE: OnceLock<Vec<OnceLock<Loaded>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| SOURCES.iter().map(|_| OnceLock::new()).collect());
+    let built = cache[index].get_or_init(|| {
+        let source = SOURCES[index].1;
+        match transpile(canonical, source, SourceKind::TypeScript) {
+            Ok(Transpiled { code, map, .. }) => Ok(Arc::new(BuiltinCode {
+                code,
+                map,
+                source,
+                bytecode: OnceLock::new(),
+            })),
+            Err(e) => Err(format!(
                 "built-in module {canonical} does not parse at {}:{}: {}",
                 e.pos.line, e.pos.col, e.message
-            )))
+            )),
         }
-    };
-    cache
-        .lock()
-        .expect("builtin cache")
-        .insert(canonical.to_string(), built.clone());
-    Some(Ok(built))
+    });
+    Some(built.clone())
 }
 
 /// `awf:host/console` + `./inspect.ts` -> `awf:host/inspect`: built-ins import each other by

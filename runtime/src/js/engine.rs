@@ -87,6 +87,10 @@ impl PartialEq for OutputSink {
 
 impl Eq for OutputSink {}
 
+/// Heap size at which a host first collects garbage; after each collection QuickJS sets the
+/// next at 1.5 times what is still in use.
+const GC_THRESHOLD: usize = 8 * 1024 * 1024;
+
 /// What a host is started with.
 #[derive(Clone, Debug)]
 pub struct HostConfig {
@@ -395,6 +399,9 @@ impl JsHost {
     pub fn new(config: HostConfig) -> Result<JsHost, JsError> {
         let runtime = Runtime::new().map_err(|e| JsError::internal(&e.to_string()))?;
         runtime.set_max_stack_size(4 * 1024 * 1024);
+        // QuickJS collects from 256 KiB on, which the built-ins alone pass: most hosts (a test
+        // file, a short workflow) would collect several times for little.
+        runtime.set_gc_threshold(GC_THRESHOLD);
         let context = Context::full(&runtime).map_err(|e| JsError::internal(&e.to_string()))?;
         let (events_tx, events) = mpsc::unbounded_channel();
         let interrupt = Arc::new(AtomicBool::new(false));

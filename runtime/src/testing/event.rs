@@ -264,8 +264,8 @@ pub enum FileReport {
 
 impl FileReport {
     /// Reads one report as the op received it.
-    pub fn from_json(value: serde_json::Value) -> Result<FileReport, String> {
-        serde_json::from_value(value).map_err(|e| format!("not a test report: {e}"))
+    pub fn from_json_text(text: &str) -> Result<FileReport, String> {
+        serde_json::from_str(text).map_err(|e| format!("not a test report: {e}"))
     }
 }
 
@@ -302,7 +302,7 @@ mod tests {
             "failure": { "name": "AssertionError", "message": "expect(received).toBe(expected)", "diff": "Expected: 2\nReceived: 1" }
         });
         assert_eq!(
-            FileReport::from_json(fail).unwrap(),
+            FileReport::from_json_text(&fail.to_string()).unwrap(),
             FileReport::Fail {
                 test: TestName {
                     path: vec!["outer".into()],
@@ -317,18 +317,18 @@ mod tests {
         );
         let error = json!({ "kind": "error", "where": "afterAll", "failure": { "name": "Error", "message": "x" } });
         assert!(matches!(
-            FileReport::from_json(error).unwrap(),
+            FileReport::from_json_text(&error.to_string()).unwrap(),
             FileReport::Error { origin, .. } if origin == "afterAll"
         ));
         let end = json!({ "kind": "end", "expectCalls": 3, "filtered": 1 });
         assert_eq!(
-            FileReport::from_json(end).unwrap(),
+            FileReport::from_json_text(&end.to_string()).unwrap(),
             FileReport::End {
                 expect_calls: 3,
                 filtered: 1
             }
         );
-        assert!(FileReport::from_json(json!({ "kind": "nope" })).is_err());
+        assert!(FileReport::from_json_text(r#"{ "kind": "nope" }"#).is_err());
     }
 
     #[test]

@@ -31,6 +31,10 @@ use super::event::{
 use super::Bail;
 use crate::js::{CallEnd, ConsoleTarget, HostConfig, JsError, JsHost, OutputSink};
 
+/// How often a running file's results go to the runner (and, for the file being shown, to
+/// the screen).
+const FLUSH_EVERY: Duration = Duration::from_millis(50);
+
 /// What a file's thread sends the runner.
 #[derive(Debug)]
 pub(super) enum FileMessage {
@@ -53,13 +57,13 @@ pub(super) struct FileSettings {
 }
 
 /// Runs `file` to its end (or until `stop` turns true) and sends what happens through `send`,
-/// `FileMessage::End` last.
+/// in batches (every `FLUSH_EVERY` while the file runs), `FileMessage::End` last.
 pub(super) fn run_file(
     file: &TestFile,
     settings: &FileSettings,
     runtime: &Handle,
     stop: watch::Receiver<bool>,
-    send: impl Fn(FileMessage) + 'static,
+    send: impl Fn(Vec<FileMessage>) + 'static,
 ) {
     let recorder = Rc::new(Recorder::new(Box::new(send), settings.bail.clone()));
     let end = runtime.block_on(drive(file, settings, recorder.clone(), stop));
@@ -106,9 +110,19 @@ async fn drive(
     let end = tokio::select! {
         end = host.call("awf:test/file_runner", "runTestFile", args) => Some(Ended::Call(end)),
         _ = stopped(stop) => None,
+        _ = flush_while_running(&recorder) => None,
     };
     drop(host);
     end
+}
+
+/// Sends what the file reported so far every `FLUSH_EVERY`, whenever its JS lets the thread
+/// run; never resolves.
+async fn flush_while_running(recorder: &Recorder) {
+    loop {
+        tokio::time::sleep(FLUSH_EVERY).await;
+        recorder.flush();
+    }
 }
 
 /// Resolves once `stop` turns true (never, if its sender goes away first).
@@ -131,7 +145,9 @@ enum Ended {
 
 /// Turns a file's reports, output and uncaught errors into its events, in order.
 struct Recorder {
-    send: Box<dyn Fn(FileMessage)>,
+    send: Box<dyn Fn(Vec<FileMessage>)>,
+    /// Messages not sent yet: one send per batch spares the runner's thread a wake-up per test.
+    pending: RefCell<Vec<FileMessage>>,
     bail: Arc<Bail>,
     /// `--bail` stopped the run at one of this file's failures: nothing after it is reported,
     /// and the host's JS is interrupted.
@@ -146,9 +162,10 @@ struct Recorder {
 }
 
 impl Recorder {
-    fn new(send: Box<dyn Fn(FileMessage)>, bail: Arc<Bail>) -> Recorder {
+    fn new(send: Box<dyn Fn(Vec<FileMessage>)>, bail: Arc<Bail>) -> Recorder {
         Recorder {
             send,
+            pending: RefCell::default(),
             bail,
             bailed: Cell::new(false),
             interrupt: RefCell::default(),
@@ -174,7 +191,9 @@ impl Recorder {
                     ..
                 }
         );
-        (self.send)(FileMessage::Event(Box::new(event)));
+        self.pending
+            .borrow_mut()
+            .push(FileMessage::Event(Box::new(event)));
         if failure && self.bail.count_failure() {
             self.bailed.set(true);
             if let Some(flag) = self.interrupt.borrow().as_ref() {
@@ -292,10 +311,18 @@ impl Recorder {
 
     fn finish(&self) {
         let (expect_calls, filtered) = self.counts.get();
-        (self.send)(FileMessage::End {
+        self.pending.borrow_mut().push(FileMessage::End {
             expect_calls,
             filtered,
         });
+        self.flush();
+    }
+
+    fn flush(&self) {
+        let batch = std::mem::take(&mut *self.pending.borrow_mut());
+        if !batch.is_empty() {
+            (self.send)(batch);
+        }
     }
 }
 

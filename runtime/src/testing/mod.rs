@@ -139,7 +139,7 @@ fn run_files(
         }),
     };
     let next_file = AtomicUsize::new(0);
-    let (sender, messages) = mpsc::channel::<(usize, FileMessage)>();
+    let (sender, batches) = mpsc::channel::<(usize, Vec<FileMessage>)>();
     let workers = options.jobs.clamp(1, files.len().max(1));
     std::thread::scope(|scope| {
         for worker in 0..workers {
@@ -155,12 +155,12 @@ fn run_files(
                         break;
                     };
                     if *stopped.borrow() {
-                        let _ = sender.send((index, FileMessage::NotRun));
+                        let _ = sender.send((index, vec![FileMessage::NotRun]));
                         continue;
                     }
                     let sender = sender.clone();
-                    let send = move |message| {
-                        let _ = sender.send((index, message));
+                    let send = move |batch| {
+                        let _ = sender.send((index, batch));
                     };
                     file::run_file(file, settings, runtime, stopped.clone(), send);
                 })
@@ -168,8 +168,8 @@ fn run_files(
         }
         drop(sender);
         let mut order = Sequencer::new(files.len());
-        for (index, message) in messages {
-            order.push(index, message, emit);
+        for (index, batch) in batches {
+            order.push(index, batch, emit);
         }
     });
     settings.bail.limit.filter(|_| *stopped.borrow())
@@ -212,8 +212,8 @@ impl Sequencer {
         }
     }
 
-    fn push(&mut self, file: usize, message: FileMessage, emit: &mut dyn FnMut(TestEvent)) {
-        self.buffered[file].push(message);
+    fn push(&mut self, file: usize, batch: Vec<FileMessage>, emit: &mut dyn FnMut(TestEvent)) {
+        self.buffered[file].extend(batch);
         while self.next < self.buffered.len() {
             let file = self.next;
             let mut done = false;
@@ -317,13 +317,12 @@ mod tests {
         let mut order = Sequencer::new(4);
         let mut events = Vec::new();
         let mut emit = |event| events.push(event);
-        order.push(1, result("b1"), &mut emit);
-        order.push(0, result("a1"), &mut emit);
-        order.push(3, FileMessage::NotRun, &mut emit);
-        order.push(1, end(), &mut emit);
-        order.push(2, end(), &mut emit);
-        order.push(0, result("a2"), &mut emit);
-        order.push(0, end(), &mut emit);
+        order.push(1, vec![result("b1")], &mut emit);
+        order.push(0, vec![result("a1")], &mut emit);
+        order.push(3, vec![FileMessage::NotRun], &mut emit);
+        order.push(1, vec![end()], &mut emit);
+        order.push(2, vec![end()], &mut emit);
+        order.push(0, vec![result("a2"), end()], &mut emit);
         assert_eq!(
             names(&events),
             ["start 0", "a1", "a2", "end 0", "start 1", "b1", "end 1", "start 2", "end 2"]

@@ -11,7 +11,7 @@ use std::path::Path;
 use super::event::{TestEvent, TestFailure};
 
 pub use junit::JunitReporter;
-pub use pretty::PrettyReporter;
+pub use pretty::{PrettyOptions, PrettyReporter};
 
 /// Reads the events of a run, in order.
 pub trait TestReporter {

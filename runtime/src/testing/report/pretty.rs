@@ -18,10 +18,20 @@ use crate::testing::event::{
 const CODE_FRAME_LINES_BEFORE: u32 = 5;
 const FENCE: &str = "-------------------------------";
 
+/// How the text is written.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PrettyOptions {
+    /// ANSI colours.
+    pub color: bool,
+    /// Flush after every event (someone watches a terminal); else after every file.
+    pub live: bool,
+}
+
 pub struct PrettyReporter {
     out: Box<dyn Write>,
     err: Box<dyn Write>,
     style: Style,
+    live: bool,
     cwd: PathBuf,
     files: Vec<TestFile>,
     /// The last text written to `out` did not end its line.
@@ -34,13 +44,16 @@ impl PrettyReporter {
     pub fn new(
         out: Box<dyn Write>,
         err: Box<dyn Write>,
-        color: bool,
+        options: PrettyOptions,
         cwd: &Path,
     ) -> PrettyReporter {
         PrettyReporter {
             out,
             err,
-            style: Style { color },
+            style: Style {
+                color: options.color,
+            },
+            live: options.live,
             cwd: cwd.to_path_buf(),
             files: Vec::new(),
             mid_line: false,
@@ -215,7 +228,13 @@ impl TestReporter for PrettyReporter {
             )),
             TestEvent::Finished { totals, elapsed } => self.closing(totals, *elapsed),
         }
-        let _ = self.out.flush();
+        let file_done = matches!(
+            event,
+            TestEvent::FileEnd { .. } | TestEvent::Finished { .. }
+        );
+        if self.live || file_done {
+            let _ = self.out.flush();
+        }
     }
 }
 
@@ -356,8 +375,12 @@ mod tests {
 
     fn run(cwd: &Path, events: Vec<TestEvent>) -> (String, String) {
         let (out, err) = (Captured::default(), Captured::default());
-        let mut reporter =
-            PrettyReporter::new(Box::new(out.clone()), Box::new(err.clone()), false, cwd);
+        let mut reporter = PrettyReporter::new(
+            Box::new(out.clone()),
+            Box::new(err.clone()),
+            PrettyOptions::default(),
+            cwd,
+        );
         for event in &events {
             reporter.report(event);
         }
