@@ -6,7 +6,8 @@
 //! kept for the other hosts (`awf test` starts one host per test file), as is its bytecode once
 //! the first host has compiled it (loader.rs).
 
-use std::sync::{Arc, OnceLock};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use super::source_map::PositionMap;
 use super::transpile::{transpile, SourceKind, Transpiled};
@@ -54,12 +55,12 @@ pub fn public(specifier: &str) -> Option<&'static str> {
 }
 
 pub fn exists(canonical: &str) -> bool {
-    index_of(canonical).is_some()
+    source(canonical).is_some()
 }
 
-fn index_of(canonical: &str) -> Option<usize> {
+fn source(canonical: &str) -> Option<&'static str> {
     let path = canonical.strip_prefix("awf:")?;
-    SOURCES.iter().position(|(p, _)| *p == path)
+    SOURCES.iter().find(|(p, _)| *p == path).map(|(_, s)| *s)
 }
 
 /// A built-in's JS, ready for the engine.
@@ -71,31 +72,33 @@ pub struct BuiltinCode {
     pub bytecode: OnceLock<Vec<u8>>,
 }
 
-/// A built-in's JS, or why it does not parse.
-type Loaded = Result<Arc<BuiltinCode>, String>;
-
-/// The JS of a built-in module, transpiled once per process: a host that asks while another
-/// thread's host transpiles it waits for that one rather than doing it again.
+/// The JS of a built-in module, transpiled once per process.
 pub fn load(canonical: &str) -> Option<Result<Arc<BuiltinCode>, String>> {
-    let index = index_of(canonical)?;
-    static CACHE: OnceLock<Vec<OnceLock<Loaded>>> = OnceLock::new();
-    let cache = CACHE.get_or_init(|| SOURCES.iter().map(|_| OnceLock::new()).collect());
-    let built = cache[index].get_or_init(|| {
-        let source = SOURCES[index].1;
-        match transpile(canonical, source, SourceKind::TypeScript) {
-            Ok(Transpiled { code, map, .. }) => Ok(Arc::new(BuiltinCode {
-                code,
-                map,
-                source,
-                bytecode: OnceLock::new(),
-            })),
-            Err(e) => Err(format!(
+    let source = source(canonical)?;
+    static CACHE: OnceLock<Mutex<HashMap<String, Arc<BuiltinCode>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(hit) = cache.lock().expect("builtin cache").get(canonical) {
+        return Some(Ok(hit.clone()));
+    }
+    let built = match transpile(canonical, source, SourceKind::TypeScript) {
+        Ok(Transpiled { code, map, .. }) => Arc::new(BuiltinCode {
+            code,
+            map,
+            source,
+            bytecode: OnceLock::new(),
+        }),
+        Err(e) => {
+            return Some(Err(format!(
                 "built-in module {canonical} does not parse at {}:{}: {}",
                 e.pos.line, e.pos.col, e.message
-            )),
+            )))
         }
-    });
-    Some(built.clone())
+    };
+    cache
+        .lock()
+        .expect("builtin cache")
+        .insert(canonical.to_string(), built.clone());
+    Some(Ok(built))
 }
 
 /// `awf:host/console` + `./inspect.ts` -> `awf:host/inspect`: built-ins import each other by
