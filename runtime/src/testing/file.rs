@@ -9,9 +9,10 @@
 //! Lifecycle: `runTestFile` (js/test/file_runner.ts) settles once the last test has run, and
 //! the call returns then, whatever the file left behind: timers of a test that timed out, ops
 //! still in flight. The host is dropped right after, which drops its timers and aborts its op
-//! tasks, so nothing a file started outlives it. `--bail` stops a file between two steps of
-//! its event loop the same way. A test that never yields to the event loop (`while (true)`)
-//! cannot be stopped, as in bun.
+//! tasks, so nothing a file started outlives it. `--bail` stops the file whose failure reached
+//! the limit at once (its JS is interrupted; nothing after the failure is reported) and the
+//! other running files at their event loop's next step, dropping their hosts the same way. A
+//! test that never yields to the event loop (`while (true)`) cannot be stopped, as in bun.
 
 use std::cell::{Cell, RefCell};
 use std::path::PathBuf;
