@@ -47,6 +47,8 @@ declare module "awf:ops" {
 declare module "awf:ops" {
   export function test_run_open(options: { name: string; file: string; cwd: string | null; timeoutMs: number }): unknown;
   export function run_events(run: number, from: number): unknown;
+  /** `awf test`: one result of the running test file as JSON (runtime/src/testing/event.rs `FileReport`). */
+  export function test_event(json: string): void;
 }
 
 // Host API ops (runtime/src/js/host/<name>.rs, beside js/host/<name>.ts).

@@ -1,14 +1,14 @@
 // typings/agentswf-testing.d.ts — editor typings for `agentswf/testing`, what a workflow's test
-// file imports to run it with every agent scripted (`awf test`). Declared from the spec page
-// ("Testing a tool") ahead of its implementation, which is being built on another branch; it
-// owns this file from then on.
+// file imports to run it with every agent scripted (`awf test`), as js/agentswf/testing.ts
+// implements it.
 
 declare module "agentswf/testing" {
   import type { JsonValue, Workflow } from "agentswf";
+  import type { StaticType, TSchema } from "typebox";
 
   /** What a scripted turn's `turn.tool(name, input)` gives back: as a real call would end. */
   export type ToolCallResult =
-    | { kind: "result"; output: JsonValue | undefined }
+    | { kind: "result"; output: string }
     | { kind: "refused"; code: string; error: string }
     | { kind: "failed"; outcome: "failed" | "timed-out"; error: string };
 
@@ -16,13 +16,15 @@ declare module "agentswf/testing" {
   export interface ScriptedTurn {
     /** The key of the agent the turn was given to. */
     readonly agent: string;
-    /** 1 for the agent's first turn, then 2, ... */
+    /** 1 for the agent's first turn, then 2, ...; a check-in has its turn's number. */
     readonly n: number;
-    /** The prompt as the workflow wrote it. */
+    /** The prompt as the workflow wrote it (without how to answer or the tools). */
     readonly prompt: string;
-    /** The turn's answer schema; absent for a text turn. */
-    readonly schema?: object;
-    /** Aborted when the turn ends without the script. */
+    /** The turn's JSON Schema, or null for a text turn. */
+    readonly schema: { [key: string]: JsonValue } | null;
+    /** True when this is the turn's check-in (the first try ended without an answer). */
+    readonly checkIn: boolean;
+    /** Aborted when the turn's deadline passes or the run is cancelled. */
     readonly signal: AbortSignal;
     /** Calls one of the agent's tools, through the same checks and handler a real call goes through. */
     tool(name: string, input?: { [key: string]: JsonValue }): Promise<ToolCallResult>;
@@ -33,39 +35,88 @@ declare module "agentswf/testing" {
     readonly "~awf.script": true;
   }
 
+  /** What a script function may give: the answer's value, or a `reply.*()` to end another way. */
+  export type Answered<T> = T | Script | Promise<T | Script>;
+
   /** Answers the turn with a value (checked against its schema, as a real answer is). */
-  export function answer(value: JsonValue | ((turn: ScriptedTurn) => unknown)): Script;
+  export function answer(value: JsonValue | ((turn: ScriptedTurn) => Answered<JsonValue>)): Script;
+  /** The same, failing the test unless the turn asks for `schema`. */
+  export function answer<const S extends TSchema>(
+    schema: S,
+    value: StaticType<S> | ((turn: ScriptedTurn) => Answered<StaticType<S>>),
+  ): Script;
 
   /** Turns that end without an answer. */
   export const reply: {
-    /** The agent ends its turn without answering. */
+    /** The agent ends its turn without answering; a check-in follows, then `unanswered`. */
     silent(): Script;
     blocked(reason?: string): Script;
     failed(reason?: string): Script;
     timedOut(reason?: string): Script;
-    /** Holds the turn until the workflow gives up on it (its deadline, a cancel). */
+    /** Holds the turn until its deadline (or the stall check fails the test). */
     hang(): Script;
   };
 
-  export interface TestOptions<Input> {
-    /** A script per agent key: one for every turn, or a list with one per turn. */
+  export interface TestOptions {
+    /** Agent key, or a `*` pattern, to its script, or to a list with one script per turn. */
     agents?: { [key: string]: Script | Script[] };
-    /** `run`'s input; `{ argv: [] }` by default (prepare is not called). */
-    input?: Input;
-    /** The run's deadline, `"30s"`. */
+    /** The run's deadline: `"30s"`, `"5m"` or milliseconds (default 30 minutes). */
     timeout?: string | number;
+    /** Where the workflow runs (default: a new temp folder, removed after). */
+    cwd?: string;
+    /** How long turns may be in flight with nothing happening before the test fails (default `"2s"`). */
+    stall?: string | number;
+  }
+
+  /** One turn of a tested run. */
+  export interface TurnRecord {
+    agent: string;
+    /** The turn's id. */
+    turn: string;
+    n: number;
+    prompt?: string;
+    schema?: { [key: string]: JsonValue } | null;
+    checkIn: boolean;
+    /** `answered`, `unanswered`, `blocked`, `timed-out`, `failed` or `cancelled`. */
+    outcome: string;
+    detail?: string;
+  }
+
+  /** One tool call of a tested run. */
+  export interface CallRecord {
+    agent: string;
+    tool: string;
+    call?: string;
+    input?: JsonValue;
+    /** `result`, `failed`, `timed-out` or `refused`. */
+    outcome: string;
+    result?: JsonValue;
+    error?: string;
+    code?: string;
   }
 
   export interface TestRun<Result> {
-    /** The workflow's result; throws the workflow's error if it failed. */
+    /** The workflow's result; throws (with the workflow's error as `cause`) if it threw. */
     readonly value: Result;
+    /** Every turn, in the order they started. */
+    readonly turns: TurnRecord[];
+    /** Every tool call, refusals too. */
+    readonly calls: CallRecord[];
     /** The `wf.log` lines of the run. */
     readonly logs: { message: string; fields?: { [key: string]: JsonValue } }[];
+    /** The turns of one agent. */
+    turnsOf(agent: string): TurnRecord[];
   }
 
-  /** Runs a workflow with scripted agents and resolves with how it went. */
+  /** Runs a workflow with scripted agents; `run` gets what `prepare({ argv: [], cwd })` makes. */
   export function testWorkflow<Input, Result>(
     workflow: Workflow<Input, Result>,
-    options?: TestOptions<Input>,
+    options?: TestOptions,
+  ): Promise<TestRun<Awaited<Result>>>;
+  /** Runs a workflow with scripted agents on this input. */
+  export function testWorkflow<Input, Result>(
+    workflow: Workflow<Input, Result>,
+    input: Input,
+    options?: TestOptions,
   ): Promise<TestRun<Awaited<Result>>>;
 }

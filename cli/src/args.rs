@@ -25,6 +25,8 @@ pub enum Command {
     Run(RunArgs),
     /// Show a run's events: agents, turns, answers, tool calls, logs
     Logs(LogsArgs),
+    /// Run test files (*.test.ts, *.spec.ts) with the bun:test API
+    Test(TestArgs),
 }
 
 #[derive(Args, Debug)]
@@ -82,4 +84,47 @@ pub struct RunArgs {
     /// Words for the workflow, after `--`: prepare({ argv }) gets them
     #[arg(last = true, value_name = "WORDS")]
     pub words: Vec<String>,
+}
+
+#[derive(Args, Debug)]
+#[command(
+    after_help = "Finds *.test.ts and *.spec.ts (and .mts, .js, .mjs) under the current directory or the given folders, skipping node_modules, .git, target and .awf; a file given by name runs whatever it is called. Each file runs in its own JS context, files in parallel.\n\nExit codes: 0 all tests passed, 1 a test failed or no test was found, 2 usage error.\n\nExample:\n  awf test examples/ -t \"parses flags\" --timeout 10s"
+)]
+pub struct TestArgs {
+    /// Test files, or folders to search [default: the current directory]
+    #[arg(value_name = "PATHS")]
+    pub paths: Vec<PathBuf>,
+
+    /// Run only tests whose describe names and own name, joined by spaces, match this regular
+    /// expression
+    #[arg(short = 't', long = "test-name-pattern", value_name = "PATTERN")]
+    pub name_pattern: Option<String>,
+
+    /// Time limit of a test or hook that sets none, e.g. 500ms, 10s; a bare number is
+    /// milliseconds, as in bun; 0 is no limit [default: 5s]
+    #[arg(long, value_name = "DURATION")]
+    pub timeout: Option<String>,
+
+    /// Stop after the first failure, or after N with --bail=N
+    #[arg(long, value_name = "N", num_args = 0..=1, require_equals = true, default_missing_value = "1")]
+    pub bail: Option<usize>,
+
+    /// Also write a report in this format (to --reporter-outfile)
+    #[arg(long, value_enum, value_name = "FORMAT", requires = "reporter_outfile")]
+    pub reporter: Option<ReporterFormat>,
+
+    /// Where --reporter writes its report
+    #[arg(long, value_name = "FILE", requires = "reporter")]
+    pub reporter_outfile: Option<PathBuf>,
+
+    /// How many files run at once [default: the number of cores]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
+}
+
+/// Report formats beside the text on stdout.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReporterFormat {
+    /// JUnit XML, as bun writes it
+    Junit,
 }

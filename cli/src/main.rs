@@ -13,6 +13,7 @@ fn main() -> ExitCode {
     let code = match cli.command {
         args::Command::Run(run) => commands::run::run(run),
         args::Command::Logs(logs) => commands::logs::run(logs),
+        args::Command::Test(test) => commands::test::run(test),
     };
     ExitCode::from(code.clamp(0, 255) as u8)
 }

@@ -231,6 +231,7 @@ export async function testWorkflow<R = unknown>(workflow: Workflow<any, R>, ...r
   }
   const hasInput = rest.length >= 2;
   const options = ((hasInput ? rest[1] : rest[0]) ?? {}) as TestOptions;
+  checkOptions(options, hasInput);
   const agents = options.agents ?? {};
   for (const [key, entries] of Object.entries(agents)) {
     for (const entry of Array.isArray(entries) ? entries : [entries]) {
@@ -274,6 +275,20 @@ export async function testWorkflow<R = unknown>(workflow: Workflow<any, R>, ...r
   if (unused) throw new ScriptFailure(unused);
   const events = ops.run_events(opened.run, 0) as Record<string, any>[];
   return new TestRun<R>(result, events, state.prompts);
+}
+
+const OPTION_NAMES = ["agents", "timeout", "cwd", "stall"];
+
+/** Refuses an options object with other keys: most often an input passed without options. */
+function checkOptions(options: unknown, hasInput: boolean): void {
+  if (typeof options !== "object" || options === null || Array.isArray(options)) {
+    throw new TypeError("testWorkflow: options must be an object such as { agents: { ... } }");
+  }
+  const unknown = Object.keys(options).filter((key) => !OPTION_NAMES.includes(key));
+  if (unknown.length === 0) return;
+  const which = unknown.map((key) => `"${key}"`).join(", ");
+  const hint = hasInput ? "" : "; to give the workflow an input, pass it before the options: testWorkflow(workflow, input, {})";
+  throw new TypeError(`testWorkflow: unknown option ${which} (options are ${OPTION_NAMES.join(", ")})${hint}`);
 }
 
 function millis(value: string | number | undefined, fallback: number): number {

@@ -1,9 +1,13 @@
 // Stack traces at source positions: `Error.prepareStackTrace` maps each frame through the
 // loaded modules' source maps, so `err.stack` names .ts lines everywhere, not transpiled JS.
+// As in V8, the frames of the error's own class constructors (`class ParseError extends
+// Error`) are left out: the first frame is where the error was made.
 
 import * as ops from "awf:ops";
 
 interface CallSite {
+  getFunction(): unknown;
+  isConstructor(): boolean;
   getFileName(): string | null;
   getFunctionName(): string | null;
   getLineNumber(): number | null;
@@ -23,10 +27,22 @@ function frameText(site: CallSite): string {
   return `    at ${name} (${file}:${l}:${c})`;
 }
 
+function isOwnConstructor(site: CallSite, error: Error): boolean {
+  const fn = site.getFunction();
+  if (!site.isConstructor() || typeof fn !== "function") return false;
+  try {
+    return error instanceof fn;
+  } catch {
+    return false; // a constructor whose `instanceof` throws is not the error's class
+  }
+}
+
 export function installStackTraces(): void {
   (Error as unknown as { prepareStackTrace: unknown }).prepareStackTrace = (error: Error, sites: CallSite[]) => {
     const head = error.message ? `${error.name}: ${error.message}` : error.name;
-    const frames = sites.map(frameText);
+    let first = 0;
+    while (first < sites.length && isOwnConstructor(sites[first]!, error)) first++;
+    const frames = sites.slice(first).map(frameText);
     return frames.length ? `${head}\n${frames.join("\n")}` : head;
   };
   (Error as unknown as { stackTraceLimit: number }).stackTraceLimit = 30;

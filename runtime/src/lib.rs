@@ -20,5 +20,6 @@ pub mod limits;
 pub mod paths;
 pub mod records;
 pub mod schema;
+pub mod testing;
 pub mod tools;
 pub mod workflow;

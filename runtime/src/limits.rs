@@ -16,6 +16,10 @@ pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long a handler that ignored `call.signal` still gets before its call ends without it.
 pub const TOOL_ABORT_GRACE: Duration = Duration::from_secs(5);
 
+/// A test's (or hook's) time limit under `awf test` when neither it nor `--timeout` sets one, as
+/// in bun.
+pub const DEFAULT_TEST_TIMEOUT: Duration = Duration::from_secs(5);
+
 /// The run's deadline when `awf run --timeout` is not given.
 pub const DEFAULT_RUN_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 /// How long an answered agent process may take to wrap up before its group is killed.

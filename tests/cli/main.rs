@@ -35,3 +35,7 @@ mod tools;
 mod host_apis;
 // `wfa` against a fake run: the wire request it sends, its output and exit codes.
 mod wfa_wire;
+// `awf test`: exit codes, discovery, filters, time-outs, output, JUnit, bun conformance.
+mod test_command;
+// agentswf/testing: testWorkflow's scripts, replies, lists, patterns and TestRun.
+mod testing;

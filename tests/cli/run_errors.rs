@@ -481,7 +481,7 @@ awf: cannot resolve "agentswf/workflw" from wf.ts:1:32
  1 | import { defineWorkflow } from "agentswf/workflw";
    |                                ^^^^^^^^^^^^^^^^^^
 
-hint: did you mean "agentswf/workflow"? awf serves agentswf, agentswf/testing, typebox and Node's modules (node:fs, node:path, ...)
+hint: did you mean "agentswf/workflow"? awf serves agentswf, agentswf/testing, typebox, bun:test and Node's modules (node:fs, node:path, ...)
 "#,
     );
 }
@@ -509,7 +509,7 @@ awf: cannot resolve "chalk" from wf.ts:1:19
  1 | import chalk from "chalk";
    |                   ^^^^^^^
 
-hint: awf serves agentswf, agentswf/testing, typebox and Node's modules (node:fs, node:path, ...); other packages are not installed for workflows, import files by relative path
+hint: awf serves agentswf, agentswf/testing, typebox, bun:test and Node's modules (node:fs, node:path, ...); other packages are not installed for workflows, import files by relative path
 "#,
     );
 }

@@ -28,15 +28,8 @@ pub fn run(args: RunArgs) -> i32 {
         timeout,
         overrides,
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("awf: cannot start the async runtime: {e}");
-            return 1;
-        }
+    let Some(runtime) = super::async_runtime() else {
+        return 1;
     };
     let report = runtime.block_on(workflow::run_file(options));
     print_report(&report, args.json, &cwd);

@@ -4,7 +4,8 @@
 //! names in `PUBLIC_NAMES` (`agentswf`, `typebox`, `bun:test`, ...); the rest are private to
 //! built-ins. Their types are stripped at build time (runtime/build.rs, `STRIPPED`); the position
 //! map of each is built the first time any host in the process loads it, and kept for the other
-//! hosts (`awf test` starts one host per test file).
+//! hosts (`awf test` starts one host per test file), as is its bytecode once the first host has
+//! compiled it (loader.rs).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -62,6 +63,9 @@ const SOURCES: &[(&str, &str)] = builtins![
     "workflow/context",
     "workflow/tools",
     "typebox",
+    "test/bun_test",
+    "test/expect",
+    "test/file_runner",
 ];
 
 /// Names authors import, and the built-in each one is.
@@ -91,6 +95,8 @@ pub const PUBLIC_NAMES: &[(&str, &str)] = &[
     ("process", "awf:node/process"),
     ("node:util", "awf:node/util"),
     ("util", "awf:node/util"),
+    ("bun:test", "awf:test/bun_test"),
+    ("awf:test", "awf:test/bun_test"),
 ];
 
 /// The public name for `specifier`, if awf serves it.
@@ -115,6 +121,8 @@ pub struct BuiltinCode {
     pub code: &'static str,
     pub map: Option<PositionMap>,
     pub source: &'static str,
+    /// The module compiled by the first host that loaded it, for the next hosts to load.
+    pub bytecode: OnceLock<Vec<u8>>,
 }
 
 /// The JS of a built-in module, stripped at build time, with its position map.
@@ -142,6 +150,7 @@ pub fn load(canonical: &str) -> Option<Result<Arc<BuiltinCode>, String>> {
         code,
         map: Some(map),
         source,
+        bytecode: OnceLock::new(),
     });
     cache
         .lock()

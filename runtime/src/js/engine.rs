@@ -3,12 +3,15 @@
 //!
 //! Everything JS runs on the thread that calls `JsHost::call`. Async ops run on tokio and come
 //! back as `HostEvent`s; timers live in a wheel here; Rust services ask JS to run something (a
-//! tool handler) through a `JsRequester`. The loop ends when the called function settles, when
-//! `process.exit` is called, when a rejection goes unhandled, or when nothing is left that could
-//! ever settle it (no op, no ref'd timer, no queued job): a stall is reported, never a hang.
+//! tool handler) through a `JsRequester`. The loop ends when the called function settles (even
+//! with timers or ops still pending: dropping the host drops them, and aborts op tasks), when
+//! `process.exit` is called, when an error goes uncaught (unless `report_uncaught` takes such
+//! errors), or when nothing is left that could ever settle it (no op, no ref'd timer, no queued
+//! job): a stall is reported, never a hang.
 //!
 //! Drop order matters to QuickJS: persistent values first, then the context, then the runtime.
 
+use std::any::{Any, TypeId};
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
@@ -35,13 +38,60 @@ use crate::schema::Schema;
 use crate::workflow::Run;
 
 /// Where console output goes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ConsoleTarget {
     /// log/info/debug to stdout, warn/error to stderr (tests, scripts).
     Split,
     /// Everything to stderr: stdout carries only a workflow's result.
     Stderr,
+    /// As `Split`, but each write goes to this sink with its stream, in order, instead of the
+    /// process's stdout and stderr: `awf test` keeps a file's output with its results.
+    Capture(OutputSink),
 }
+
+/// The stream a write was meant for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputStream {
+    Stdout,
+    Stderr,
+}
+
+/// Receives a host's console and process.stdout/stderr text (`ConsoleTarget::Capture`).
+#[derive(Clone)]
+pub struct OutputSink(Rc<WriteOutput>);
+
+type WriteOutput = dyn Fn(OutputStream, &str);
+
+/// What `JsHost::report_uncaught` hands errors nobody caught to.
+type UncaughtHandler = Rc<dyn Fn(JsError)>;
+
+impl OutputSink {
+    pub fn new(write: impl Fn(OutputStream, &str) + 'static) -> OutputSink {
+        OutputSink(Rc::new(write))
+    }
+
+    pub fn write(&self, stream: OutputStream, text: &str) {
+        (self.0)(stream, text)
+    }
+}
+
+impl std::fmt::Debug for OutputSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("OutputSink")
+    }
+}
+
+impl PartialEq for OutputSink {
+    fn eq(&self, other: &OutputSink) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for OutputSink {}
+
+/// Heap size at which a host first collects garbage; after each collection QuickJS sets the
+/// next at 1.5 times what is still in use.
+const GC_THRESHOLD: usize = 8 * 1024 * 1024;
 
 /// What a host is started with.
 #[derive(Clone, Debug)]
@@ -182,6 +232,8 @@ pub struct HostState {
     events: mpsc::UnboundedSender<HostEvent>,
     next_id: Cell<u64>,
     ops_in_flight: Cell<usize>,
+    /// The tokio tasks of async ops in flight, aborted when the host drops.
+    op_tasks: RefCell<HashMap<u64, tokio::task::AbortHandle>>,
     timers: RefCell<Timers>,
     callbacks: RefCell<Option<Callbacks>>,
     replies: RefCell<HashMap<u64, oneshot::Sender<JsReply>>>,
@@ -193,6 +245,10 @@ pub struct HostState {
     interrupt: Arc<AtomicBool>,
     /// Rejections nobody handled yet, by promise identity.
     unhandled: RefCell<Vec<(usize, JsError)>>,
+    /// Where errors nobody caught go instead of ending the call (`JsHost::report_uncaught`).
+    uncaught: RefCell<Option<UncaughtHandler>>,
+    /// Per-host state of the concern that drives this host (one value per type), for its ops.
+    concern_state: RefCell<HashMap<TypeId, Rc<dyn Any>>>,
     /// The settled value of the current `call`.
     settled: RefCell<Option<Result<Option<serde_json::Value>, JsError>>>,
     /// What host APIs may touch (host/permissions.rs): the one gate.
@@ -243,10 +299,11 @@ impl HostState {
         let id = self.next_id();
         self.ops_in_flight.set(self.ops_in_flight.get() + 1);
         let events = self.events.clone();
-        tokio::spawn(async move {
+        let task = tokio::spawn(async move {
             let result = future.await;
             let _ = events.send(HostEvent::OpDone { id, result });
         });
+        self.op_tasks.borrow_mut().insert(id, task.abort_handle());
         Ok(id)
     }
 
@@ -313,8 +370,26 @@ impl HostState {
         self.runs.borrow().get(&handle).cloned()
     }
 
+    /// Keeps `value` with this host for the ops of the concern driving it (the test runner's
+    /// event sink, ...); replaces the value of the same type, if any.
+    pub fn put<T: 'static>(&self, value: Rc<T>) {
+        self.concern_state
+            .borrow_mut()
+            .insert(TypeId::of::<T>(), value);
+    }
+
+    /// The value of type `T` put with this host, if any.
+    pub fn get<T: 'static>(&self) -> Option<Rc<T>> {
+        let value = self.concern_state.borrow().get(&TypeId::of::<T>())?.clone();
+        value.downcast::<T>().ok()
+    }
+
     fn settle(&self, result: Result<Option<serde_json::Value>, JsError>) {
         *self.settled.borrow_mut() = Some(result);
+    }
+
+    fn uncaught_handler(&self) -> Option<UncaughtHandler> {
+        self.uncaught.borrow().clone()
     }
 }
 
@@ -330,6 +405,9 @@ impl JsHost {
     pub fn new(config: HostConfig) -> Result<JsHost, JsError> {
         let runtime = Runtime::new().map_err(|e| JsError::internal(&e.to_string()))?;
         runtime.set_max_stack_size(4 * 1024 * 1024);
+        // QuickJS collects from 256 KiB on, which the built-ins alone pass: most hosts (a test
+        // file, a short workflow) would collect several times for little.
+        runtime.set_gc_threshold(GC_THRESHOLD);
         let context = Context::full(&runtime).map_err(|e| JsError::internal(&e.to_string()))?;
         let (events_tx, events) = mpsc::unbounded_channel();
         let interrupt = Arc::new(AtomicBool::new(false));
@@ -339,6 +417,7 @@ impl JsHost {
             events: events_tx,
             next_id: Cell::new(0),
             ops_in_flight: Cell::new(0),
+            op_tasks: RefCell::default(),
             timers: RefCell::default(),
             callbacks: RefCell::default(),
             replies: RefCell::default(),
@@ -349,6 +428,8 @@ impl JsHost {
             exit_code: Cell::new(None),
             interrupt: interrupt.clone(),
             unhandled: RefCell::default(),
+            uncaught: RefCell::default(),
+            concern_state: RefCell::default(),
             settled: RefCell::default(),
             permissions: Permissions::allow_all(),
             resources: RefCell::default(),
@@ -410,6 +491,12 @@ impl JsHost {
 
     pub fn requester(&self) -> JsRequester {
         self.state.requester()
+    }
+
+    /// Sends errors nobody caught (a rejection nobody handled, a throw out of a timer or op
+    /// callback) to `handler`, and lets the call go on; by default such an error ends the call.
+    pub fn report_uncaught(&self, handler: impl Fn(JsError) + 'static) {
+        *self.state.uncaught.borrow_mut() = Some(Rc::new(handler));
     }
 
     /// A flag that, once set, stops running JS at its next check (deadline, cancellation).
@@ -517,8 +604,20 @@ impl JsHost {
         if self.state.interrupt.load(Ordering::SeqCst) {
             return Some(CallEnd::Interrupted);
         }
-        if let Some((_, error)) = self.state.unhandled.borrow_mut().drain(..).next() {
-            return Some(CallEnd::Threw(error.unhandled_rejection()));
+        let unhandled: Vec<JsError> = self
+            .state
+            .unhandled
+            .borrow_mut()
+            .drain(..)
+            .map(|(_, error)| error.unhandled_rejection())
+            .collect();
+        match self.state.uncaught_handler() {
+            Some(handler) => unhandled.into_iter().for_each(|error| handler(error)),
+            None => {
+                if let Some(error) = unhandled.into_iter().next() {
+                    return Some(CallEnd::Threw(error));
+                }
+            }
         }
         match self.state.settled.borrow_mut().take() {
             Some(Ok(value)) => Some(CallEnd::Returned(value)),
@@ -557,6 +656,7 @@ impl JsHost {
                 self.state
                     .ops_in_flight
                     .set(self.state.ops_in_flight.get().saturating_sub(1));
+                self.state.op_tasks.borrow_mut().remove(&id);
                 let Some(complete) = self.callback(|c| &c.complete) else {
                     return;
                 };
@@ -600,22 +700,32 @@ impl JsHost {
         }
     }
 
-    /// An exception thrown straight out of a host callback: the call fails with it.
+    /// An exception thrown straight out of a host callback: the call fails with it, unless
+    /// uncaught errors are reported elsewhere.
     fn record_uncaught<'js>(&self, ctx: &Ctx<'js>, error: CaughtError<'js>) {
         if self.state.interrupt.load(Ordering::SeqCst) {
             return;
         }
         let error = JsError::from_caught(ctx, error);
-        self.state.settle(Err(error));
+        match self.state.uncaught_handler() {
+            Some(handler) => handler(error),
+            None => self.state.settle(Err(error)),
+        }
     }
 }
 
 impl Drop for JsHost {
     fn drop(&mut self) {
+        // Work the code started dies with it: an op's task (and a child it owns) is aborted.
+        for (_, task) in self.state.op_tasks.borrow_mut().drain() {
+            task.abort();
+        }
         // Persistent values must not outlive the runtime (QuickJS asserts on it).
         self.state.callbacks.borrow_mut().take();
         self.state.replies.borrow_mut().clear();
         self.state.unhandled.borrow_mut().clear();
+        self.state.uncaught.borrow_mut().take();
+        self.state.concern_state.borrow_mut().clear();
     }
 }
 

@@ -15,9 +15,9 @@ use std::rc::Rc;
 
 use rquickjs::loader::{ImportAttributes, Loader, Resolver};
 use rquickjs::module::Declared;
-use rquickjs::{Ctx, Exception, Module, Object, Value};
+use rquickjs::{Ctx, Exception, Module, Object, Value, WriteOptions};
 
-use super::builtins;
+use super::builtins::{self, BuiltinCode};
 use super::engine::HostState;
 use super::ops::OpsModule;
 use super::transpile::{transpile, ImportSite, SourceKind};
@@ -121,7 +121,7 @@ impl Loader for AwfLoader {
                     .borrow_mut()
                     .insert(name, built.source.to_string(), map);
             }
-            return Module::declare(ctx.clone(), name, built.code);
+            return declare_builtin(ctx, name, &built);
         }
         let source = std::fs::read_to_string(name)
             .map_err(|e| Exception::throw_message(ctx, &format!("cannot read {name}: {e}")))?;
@@ -151,6 +151,28 @@ impl Loader for AwfLoader {
         set_import_meta(&module, name)?;
         Ok(module)
     }
+}
+
+/// A built-in module, from the bytecode the first host compiled (compiling the built-ins again
+/// for every host was most of a host's start-up).
+fn declare_builtin<'js>(
+    ctx: &Ctx<'js>,
+    name: &str,
+    built: &BuiltinCode,
+) -> rquickjs::Result<Module<'js, Declared>> {
+    if let Some(bytecode) = built.bytecode.get() {
+        // SAFETY: this process's engine wrote these bytes from this same module.
+        return unsafe { Module::load(ctx.clone(), bytecode) };
+    }
+    let module = Module::declare(ctx.clone(), name, built.code)?;
+    let options = WriteOptions {
+        strip_source: true,
+        ..WriteOptions::default()
+    };
+    if let Ok(bytecode) = module.write(options) {
+        let _ = built.bytecode.set(bytecode);
+    }
+    Ok(module)
 }
 
 impl AwfLoader {
@@ -380,10 +402,15 @@ mod tests {
     fn hints_name_the_closest_served_module() {
         let hint = hint_for("agentswf/workfow").unwrap();
         assert!(
-            hint.starts_with("did you mean \"agentswf/workflow\"? awf serves agentswf, agentswf/testing, "),
+            hint.starts_with(
+                "did you mean \"agentswf/workflow\"? awf serves agentswf, agentswf/testing, "
+            ),
             "{hint}"
         );
-        assert!(hint.ends_with("typebox and Node's modules (node:fs, node:path, ...)"), "{hint}");
+        assert!(
+            hint.ends_with("typebox, bun:test and Node's modules (node:fs, node:path, ...)"),
+            "{hint}"
+        );
         assert!(hint_for("lodash").unwrap().starts_with("awf serves"));
     }
 }

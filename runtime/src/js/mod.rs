@@ -18,6 +18,7 @@ mod transpile;
 
 pub use engine::{
     CallEnd, ConsoleTarget, HostConfig, HostState, JsFailure, JsHost, JsReply, JsRequester,
+    OutputSink, OutputStream,
 };
 pub use errors::{JsError, Location};
 pub use ops::{OpError, OpFuture, OpResult, OpValue};

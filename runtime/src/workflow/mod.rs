@@ -70,6 +70,9 @@ pub struct Run {
     cancel: tokio::sync::watch::Sender<bool>,
     /// Folders made for the run alone (a test's temp cwd and records), removed at its end.
     scratch: Vec<PathBuf>,
+    /// A tested run keeps its log for `run.logs` and prints nothing: the test's output is the
+    /// runner's.
+    scripted: bool,
 }
 
 impl Run {
@@ -134,6 +137,7 @@ impl Run {
                 RunMode::Live => Vec::new(),
                 RunMode::Scripted { scratch, .. } => scratch,
             },
+            scripted,
         })
     }
 
@@ -162,21 +166,11 @@ impl Run {
         self.cancel.send_replace(true);
     }
 
-    /// `wf.log`: a line on stderr and in the records.
+    /// `wf.log`: a line on stderr (not in a test) and in the records.
     pub fn log(&self, message: &str, fields: Option<Value>) {
-        let mut line = message.to_string();
-        if let Some(Value::Object(map)) = &fields {
-            for (key, value) in map {
-                let shown = match value {
-                    Value::String(s) if !s.contains(char::is_whitespace) && !s.is_empty() => {
-                        s.clone()
-                    }
-                    other => other.to_string(),
-                };
-                line.push_str(&format!(" {key}={shown}"));
-            }
+        if !self.scripted {
+            eprintln!("{}", log_line(message, fields.as_ref()));
         }
-        eprintln!("{line}");
         self.record(&Event::Log {
             message: message.to_string(),
             fields,
@@ -193,6 +187,21 @@ impl Run {
             );
         }
     }
+}
+
+/// `message key=value ...`: a string value without spaces as it is, any other value as JSON.
+fn log_line(message: &str, fields: Option<&Value>) -> String {
+    let mut line = message.to_string();
+    if let Some(Value::Object(map)) = fields {
+        for (key, value) in map {
+            let shown = match value {
+                Value::String(s) if !s.contains(char::is_whitespace) && !s.is_empty() => s.clone(),
+                other => other.to_string(),
+            };
+            line.push_str(&format!(" {key}={shown}"));
+        }
+    }
+    line
 }
 
 /// What `awf run` was asked.

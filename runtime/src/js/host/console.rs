@@ -1,4 +1,5 @@
-//! The output op behind js/host/console.ts (and process.stdout/stderr): where text goes.
+//! The output op behind js/host/console.ts (and process.stdout/stderr): where text goes, as the
+//! host's `ConsoleTarget` says.
 
 use std::io::Write;
 use std::rc::Rc;
@@ -6,7 +7,7 @@ use std::rc::Rc;
 use rquickjs::function::Rest;
 use rquickjs::{Ctx, Value};
 
-use crate::js::engine::{ConsoleTarget, HostState};
+use crate::js::engine::{ConsoleTarget, HostState, OutputStream};
 use crate::js::ops::{arg, number, string, Op, OpDecl};
 
 pub const OPS: &[OpDecl] = &[OpDecl {
@@ -21,7 +22,19 @@ fn print<'js>(
 ) -> rquickjs::Result<Value<'js>> {
     let fd = number(&arg(ctx, &args, 0)) as i32;
     let text = string(ctx, &arg(ctx, &args, 1), "text")?;
-    let to_stdout = fd == 1 && state.config.console == ConsoleTarget::Split;
+    let stream = if fd == 1 {
+        OutputStream::Stdout
+    } else {
+        OutputStream::Stderr
+    };
+    let to_stdout = match &state.config.console {
+        ConsoleTarget::Capture(sink) => {
+            sink.write(stream, &text);
+            return Ok(Value::new_undefined(ctx.clone()));
+        }
+        ConsoleTarget::Split => stream == OutputStream::Stdout,
+        ConsoleTarget::Stderr => false,
+    };
     // A closed pipe (`awf run wf.ts | head`) must not fail the workflow: output is best effort.
     if to_stdout {
         let mut out = std::io::stdout().lock();

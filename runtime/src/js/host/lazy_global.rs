@@ -41,8 +41,7 @@ fn builtin_namespace<'js>(
         .sources
         .borrow_mut()
         .insert(&name, built.source.to_string(), built.map.clone());
-    let (module, evaluated) =
-        Module::declare(ctx.clone(), name.as_str(), built.code)?.eval()?;
+    let (module, evaluated) = Module::declare(ctx.clone(), name.as_str(), built.code)?.eval()?;
     match evaluated.state() {
         PromiseState::Resolved => Ok(module.namespace()?.into_value()),
         // `result` throws the rejection's reason into the context.

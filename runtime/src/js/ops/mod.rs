@@ -9,6 +9,7 @@ mod agents;
 mod core;
 mod schema;
 mod test_runs;
+mod testing;
 mod workflow;
 
 use std::future::Future;
@@ -75,6 +76,7 @@ fn all() -> impl Iterator<Item = &'static OpDecl> {
         .chain(agents::OPS)
         .chain(schema::OPS)
         .chain(test_runs::OPS)
+        .chain(testing::OPS)
         .chain(workflow::OPS)
 }
 

@@ -1,0 +1,52 @@
+// awf:test/file_runner — the JS half of `awf test` for one file: import the test file (its
+// tests register with bun_test.ts as it evaluates), run them, and send each result to the host
+// as it happens through the `test_event` op (runtime/src/testing/file.rs reads them as
+// `FileReport`s). A file that does not load is reported as a failure with where it broke.
+
+import * as ops from "awf:ops";
+import { errorInfo } from "../core.ts";
+import { runRegisteredTests, type TestEvents } from "./bun_test.ts";
+
+export interface FileOptions {
+  /** Absolute path of the test file. */
+  readonly file: string;
+  /** `-t`: a regular expression over "describe names and test name" joined by spaces. */
+  readonly namePattern?: string;
+  /** Time limit of a test or hook that sets none, in ms. */
+  readonly timeoutMs: number;
+}
+
+/** One report to the host, as JSON text. */
+function report(event: { kind: string; [field: string]: unknown }): void {
+  ops.test_event(JSON.stringify(event));
+}
+
+const events: TestEvents = {
+  start: (test) => report({ kind: "start", test }),
+  pass: (test, durationMs) => report({ kind: "pass", test, durationMs }),
+  fail: (test, durationMs, failure) => report({ kind: "fail", test, durationMs, failure }),
+  skip: (test) => report({ kind: "skip", test }),
+  todo: (test) => report({ kind: "todo", test }),
+  error: (where, failure) => report({ kind: "error", where, failure }),
+};
+
+export async function runTestFile({ file, namePattern, timeoutMs }: FileOptions): Promise<void> {
+  try {
+    await import(file);
+  } catch (error) {
+    report({ kind: "error", where: "loading the file", failure: errorInfo(error) });
+    return;
+  }
+  const summary = await runRegisteredTests({ events, namePattern, timeoutMs });
+  report({ kind: "end", expectCalls: summary.expectCalls, filtered: summary.filtered });
+}
+
+/** Why `pattern` is not a regular expression, or null when it is one. */
+export function namePatternError(pattern: string): string | null {
+  try {
+    new RegExp(pattern);
+    return null;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}

@@ -1,0 +1,331 @@
+//! `awf test`: find the test files, run each in a fresh `JsHost` on a thread of its own (as
+//! many at once as there are cores), and hand their events to the reporters in a stable order.
+//!
+//! - `discover`: which files run.
+//! - `file`: one file in one host: its lifecycle, from start to the host's drop.
+//! - `event`: the `TestEvent` stream reporters read, and what a file's JS runner reports.
+//! - `report/`: `pretty` (bun's text) and `junit` (bun's XML); each only reads events.
+//!
+//! Files run in parallel but report in plan order (sorted by path): the first file not yet
+//! done streams its events live, the ones after it wait in a buffer until it ends, so output
+//! never interleaves. The CLI (cli/src/commands/test.rs) only parses arguments and prints.
+
+pub mod discover;
+pub mod event;
+mod file;
+pub mod report;
+
+use std::cell::Cell;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::{Duration, Instant};
+
+use tokio::runtime::Handle;
+use tokio::sync::watch;
+
+use crate::js::{CallEnd, ConsoleTarget, HostConfig, JsHost};
+use event::{TestEvent, TestFile, Totals};
+use file::{FileMessage, FileSettings};
+use report::TestReporter;
+
+/// Stack of each file's thread: QuickJS stops JS at 4 MiB of stack (engine.rs), with room to
+/// spare for the Rust frames around it.
+const FILE_THREAD_STACK: usize = 8 * 1024 * 1024;
+
+/// Why a test run could not start: the command line asked for something that is not there.
+#[derive(Debug, thiserror::Error)]
+pub enum TestError {
+    #[error("{}: {source}", path.display())]
+    MissingPath {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot read the folder {}: {source}", dir.display())]
+    Unreadable {
+        dir: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("-t {pattern:?} is not a regular expression: {reason}")]
+    BadPattern { pattern: String, reason: String },
+    #[error("cannot start the JS engine to check -t: {0}")]
+    Engine(String),
+}
+
+/// How the tests run.
+#[derive(Clone, Debug)]
+pub struct TestOptions {
+    /// Relative paths are read against it; test files see it as `process.cwd()`.
+    pub cwd: PathBuf,
+    /// `-t`: run only tests whose describe names and own name, joined by spaces, match.
+    pub name_pattern: Option<String>,
+    /// Time limit of a test or hook that sets none.
+    pub timeout: Duration,
+    /// `--bail`: stop after this many failures.
+    pub bail: Option<usize>,
+    /// Files that run at once.
+    pub jobs: usize,
+}
+
+/// The files of a run and how to run them, checked.
+#[derive(Debug)]
+pub struct TestRun {
+    files: Vec<TestFile>,
+    options: TestOptions,
+}
+
+impl TestRun {
+    /// Finds the test files under `paths` (the cwd when empty) and checks the options.
+    pub fn prepare(
+        paths: &[PathBuf],
+        options: TestOptions,
+        runtime: &Handle,
+    ) -> Result<TestRun, TestError> {
+        let files = discover::find_test_files(&options.cwd, paths)?;
+        if let Some(pattern) = &options.name_pattern {
+            check_name_pattern(pattern, &options.cwd, runtime)?;
+        }
+        Ok(TestRun { files, options })
+    }
+
+    pub fn files(&self) -> &[TestFile] {
+        &self.files
+    }
+
+    /// Runs every file and reports to each reporter; gives back the totals.
+    pub fn run(self, runtime: &Handle, reporters: &mut [&mut dyn TestReporter]) -> Totals {
+        let started = Instant::now();
+        let totals = Cell::new(Totals::default());
+        let mut emit = |event: TestEvent| {
+            let mut sum = totals.get();
+            sum.add(&event);
+            totals.set(sum);
+            for reporter in reporters.iter_mut() {
+                reporter.report(&event);
+            }
+        };
+        emit(TestEvent::Plan {
+            files: self.files.clone(),
+        });
+        let failures = run_files(&self.files, &self.options, runtime, &mut emit);
+        if let Some(failures) = failures {
+            emit(TestEvent::Bailed { failures });
+        }
+        emit(TestEvent::Finished {
+            totals: totals.get(),
+            elapsed: started.elapsed(),
+        });
+        totals.get()
+    }
+}
+
+/// Runs the files on up to `options.jobs` threads and emits their events in plan order.
+/// Gives back the number of failures when `--bail` stopped the run.
+fn run_files(
+    files: &[TestFile],
+    options: &TestOptions,
+    runtime: &Handle,
+    emit: &mut dyn FnMut(TestEvent),
+) -> Option<usize> {
+    let (stop, stopped) = watch::channel(false);
+    let settings = FileSettings {
+        cwd: options.cwd.clone(),
+        name_pattern: options.name_pattern.clone(),
+        timeout: options.timeout,
+        bail: Arc::new(Bail {
+            limit: options.bail,
+            failures: AtomicUsize::new(0),
+            stop,
+        }),
+    };
+    let next_file = AtomicUsize::new(0);
+    let (sender, batches) = mpsc::channel::<(usize, Vec<FileMessage>)>();
+    let workers = options.jobs.clamp(1, files.len().max(1));
+    std::thread::scope(|scope| {
+        for worker in 0..workers {
+            let sender = sender.clone();
+            let stopped = stopped.clone();
+            let (settings, next_file) = (&settings, &next_file);
+            std::thread::Builder::new()
+                .name(format!("awf-test-{worker}"))
+                .stack_size(FILE_THREAD_STACK)
+                .spawn_scoped(scope, move || loop {
+                    let index = next_file.fetch_add(1, Ordering::SeqCst);
+                    let Some(file) = files.get(index) else {
+                        break;
+                    };
+                    if *stopped.borrow() {
+                        let _ = sender.send((index, vec![FileMessage::NotRun]));
+                        continue;
+                    }
+                    let sender = sender.clone();
+                    let send = move |batch| {
+                        let _ = sender.send((index, batch));
+                    };
+                    file::run_file(file, settings, runtime, stopped.clone(), send);
+                })
+                .expect("the OS starts a thread for a test file");
+        }
+        drop(sender);
+        let mut order = Sequencer::new(files.len());
+        for (index, batch) in batches {
+            order.push(index, batch, emit);
+        }
+    });
+    settings.bail.limit.filter(|_| *stopped.borrow())
+}
+
+/// `--bail`: the failures reported so far, by every file, and the signal that stops them all.
+pub(crate) struct Bail {
+    limit: Option<usize>,
+    failures: AtomicUsize,
+    stop: watch::Sender<bool>,
+}
+
+impl Bail {
+    /// Counts one failure; true when it is the one that stops the run.
+    pub(crate) fn count_failure(&self) -> bool {
+        let failures = self.failures.fetch_add(1, Ordering::SeqCst) + 1;
+        let last = self.limit == Some(failures);
+        if last {
+            let _ = self.stop.send(true);
+        }
+        last
+    }
+}
+
+/// Releases each file's messages in plan order: those of the first file not yet done go out as
+/// they come; later files' wait until every file before them is done.
+struct Sequencer {
+    next: usize,
+    buffered: Vec<Vec<FileMessage>>,
+    /// The `next` file's `FileStart` went out.
+    started: bool,
+}
+
+impl Sequencer {
+    fn new(files: usize) -> Sequencer {
+        Sequencer {
+            next: 0,
+            buffered: (0..files).map(|_| Vec::new()).collect(),
+            started: false,
+        }
+    }
+
+    fn push(&mut self, file: usize, batch: Vec<FileMessage>, emit: &mut dyn FnMut(TestEvent)) {
+        self.buffered[file].extend(batch);
+        while self.next < self.buffered.len() {
+            let file = self.next;
+            let mut done = false;
+            for message in std::mem::take(&mut self.buffered[file]) {
+                match message {
+                    FileMessage::NotRun => done = true,
+                    FileMessage::Event(event) => {
+                        self.start(file, emit);
+                        emit(*event);
+                    }
+                    FileMessage::End {
+                        expect_calls,
+                        filtered,
+                    } => {
+                        self.start(file, emit);
+                        emit(TestEvent::FileEnd {
+                            file,
+                            expect_calls,
+                            filtered,
+                        });
+                        done = true;
+                    }
+                }
+            }
+            if !done {
+                break;
+            }
+            self.next += 1;
+            self.started = false;
+        }
+    }
+
+    fn start(&mut self, file: usize, emit: &mut dyn FnMut(TestEvent)) {
+        if !self.started {
+            self.started = true;
+            emit(TestEvent::FileStart { file });
+        }
+    }
+}
+
+/// `-t` is a JS regular expression: the engine says whether it is one, before any file runs.
+fn check_name_pattern(pattern: &str, cwd: &Path, runtime: &Handle) -> Result<(), TestError> {
+    let config = HostConfig {
+        cwd: cwd.to_path_buf(),
+        argv: Vec::new(),
+        console: ConsoleTarget::Stderr,
+    };
+    let mut host = JsHost::new(config).map_err(|e| TestError::Engine(e.headline()))?;
+    let end = runtime.block_on(host.call(
+        "awf:test/file_runner",
+        "namePatternError",
+        serde_json::Value::String(pattern.to_string()),
+    ));
+    match end {
+        CallEnd::Returned(Some(serde_json::Value::String(reason))) => Err(TestError::BadPattern {
+            pattern: pattern.to_string(),
+            reason,
+        }),
+        CallEnd::Returned(_) => Ok(()),
+        other => Err(TestError::Engine(format!("{other:?}"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use event::{TestName, TestOutcome};
+
+    fn result(name: &str) -> FileMessage {
+        FileMessage::Event(Box::new(TestEvent::Result {
+            test: TestName {
+                path: vec![],
+                name: name.into(),
+            },
+            duration: Duration::ZERO,
+            outcome: TestOutcome::Passed,
+        }))
+    }
+
+    fn end() -> FileMessage {
+        FileMessage::End {
+            expect_calls: 0,
+            filtered: 0,
+        }
+    }
+
+    fn names(events: &[TestEvent]) -> Vec<String> {
+        events
+            .iter()
+            .map(|event| match event {
+                TestEvent::FileStart { file } => format!("start {file}"),
+                TestEvent::FileEnd { file, .. } => format!("end {file}"),
+                TestEvent::Result { test, .. } => test.name.clone(),
+                other => format!("{other:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn files_report_in_plan_order_whatever_order_they_finish_in() {
+        let mut order = Sequencer::new(4);
+        let mut events = Vec::new();
+        let mut emit = |event| events.push(event);
+        order.push(1, vec![result("b1")], &mut emit);
+        order.push(0, vec![result("a1")], &mut emit);
+        order.push(3, vec![FileMessage::NotRun], &mut emit);
+        order.push(1, vec![end()], &mut emit);
+        order.push(2, vec![end()], &mut emit);
+        order.push(0, vec![result("a2"), end()], &mut emit);
+        assert_eq!(
+            names(&events),
+            ["start 0", "a1", "a2", "end 0", "start 1", "b1", "end 1", "start 2", "end 2"]
+        );
+    }
+}
