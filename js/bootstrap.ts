@@ -1,8 +1,9 @@
 // awf:bootstrap — installs the globals every workflow, handler and test file sees, in order:
 // stack traces at .ts positions first (so errors from here on are mapped), then console,
-// timers, process, structuredClone, then the author globals of the spec (defineWorkflow, tool,
-// typed, Type), then the web and Node globals whose modules load on first use (events and
-// abort, text encoding, crypto, URL, fetch, Buffer: js/host/lazy_global.ts). QuickJS itself
+// timers, process, structuredClone, then the globals whose modules load on first use
+// (js/host/lazy_global.ts): the author globals of the spec (defineWorkflow, tool, typed, Type;
+// a test file of plain bun:test tests never loads them), and the web and Node ones (events and
+// abort, text encoding, crypto, URL, fetch, Buffer). QuickJS itself
 // provides atob, btoa, performance, queueMicrotask and DOMException.
 
 import { installStackTraces } from "./host/stack.ts";
@@ -11,7 +12,6 @@ import * as timers from "./host/timers.ts";
 import { process } from "./host/process.ts";
 import { structuredClone } from "./host/clone.ts";
 import { installLazyGlobals } from "./host/lazy_global.ts";
-import { defineWorkflow, tool, typed, Type } from "./agentswf/workflow.ts";
 
 installStackTraces();
 
@@ -26,10 +26,6 @@ const globals: Record<string, unknown> = {
   process,
   structuredClone,
   global: globalThis,
-  defineWorkflow,
-  tool,
-  typed,
-  Type,
 };
 
 for (const [name, value] of Object.entries(globals)) {
@@ -37,6 +33,10 @@ for (const [name, value] of Object.entries(globals)) {
 }
 
 installLazyGlobals({
+  defineWorkflow: "awf:agentswf/workflow",
+  tool: "awf:agentswf/workflow",
+  typed: "awf:agentswf/workflow",
+  Type: "awf:agentswf/workflow",
   Event: "awf:host/abort",
   EventTarget: "awf:host/abort",
   AbortController: "awf:host/abort",

@@ -179,3 +179,10 @@ export function tool<Input = Record<string, never>>(spec: ToolSpec<Input>): Tool
   const input = spec.input === undefined ? undefined : typed(spec.input as object);
   return Object.freeze({ ...spec, input, [TOOL]: true as const }) as ToolDefinition<Input>;
 }
+
+// The author globals (js/bootstrap.ts makes them load this module on first use): once this
+// module is evaluated, by an import or by that first use, they are its own exports, so an
+// import and a global are always the same function.
+for (const [name, value] of Object.entries({ defineWorkflow, tool, typed, Type })) {
+  Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
+}

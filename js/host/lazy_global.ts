@@ -3,7 +3,11 @@
 // pays for them. Assigning the global first replaces it without loading anything.
 //
 // A module listed here is reached only through its globals: other built-ins read
-// `globalThis.Buffer`, never `import "./buffer.ts"` (that would make a second copy).
+// `globalThis.Buffer`, never `import "./buffer.ts"` (that would make a second copy). The one
+// exception, agentswf/workflow, which authors and built-ins import, replaces its globals with
+// its exports as it is evaluated, so its getters never run once it has been imported; and once
+// a getter has evaluated it, an import finds the same module (QuickJS reuses a loaded module of
+// the same name).
 
 import * as ops from "awf:ops";
 

@@ -2,7 +2,7 @@
 //! every kind of script, reply, list, pattern and mistake, each test asserting what testWorkflow
 //! does; here `awf test` runs that file and every one of its tests must pass.
 
-use crate::util::{awf_bin, workspace, AwfCommand};
+use crate::util::{awf_bin, workspace, AwfCommand, TempProject};
 
 /// The number of tests in panel.test.ts: a test removed or skipped by mistake shows here.
 const PANEL_TESTS: usize = 24;
@@ -35,5 +35,41 @@ fn a_tested_run_keeps_its_log_out_of_the_test_output() {
         "wf.log printed in a test:\n{}\n{}",
         ran.stdout,
         ran.stderr
+    );
+}
+
+/// The author globals load `agentswf` on first use; an import before or after must give the
+/// same functions, not a second copy of the module.
+#[test]
+fn the_author_globals_and_an_import_are_one_module_whichever_comes_first() {
+    let project = TempProject::new();
+    project
+        .file(
+            "global_first.test.ts",
+            r#"import { expect, test } from "bun:test";
+test("global first", async () => {
+  const global = Type;
+  const imported = await import("agentswf");
+  expect(imported.Type).toBe(global);
+  expect(imported.defineWorkflow).toBe(defineWorkflow);
+});
+"#,
+        )
+        .file(
+            "import_first.test.ts",
+            r#"import { expect, test } from "bun:test";
+import { tool as imported, typed as importedTyped } from "agentswf";
+test("import first", () => {
+  expect(tool).toBe(imported);
+  expect(typed).toBe(importedTyped);
+});
+"#,
+        );
+    let ran = project.awf(&["test"]).run();
+    ran.assert_success();
+    assert!(
+        ran.stdout.ends_with("2 passed, 0 failed\n"),
+        "{}",
+        ran.stdout
     );
 }

@@ -2,8 +2,9 @@
 //! globals is read, so that `awf run` loads `fetch`, `URL` or `Buffer` only when code uses them.
 //!
 //! A module served this way must have no top-level await (its evaluation finishes inside the
-//! call) and must not be imported statically by other built-ins: they reach its values through
-//! the global, or there would be two copies of its classes. A module loaded both ways is
+//! call). Evaluated here first, it is the module a later import finds (QuickJS reuses a loaded
+//! module by name). Imported first, its getters must not run: a module both imported and behind
+//! a lazy global replaces its globals as it is evaluated (agentswf/workflow does); any other is
 //! refused with an internal error, which the built-in tests catch.
 
 use std::rc::Rc;
