@@ -8,8 +8,10 @@
 //! only std, serde and serde_json and no thread unless it reads standard input, so a round trip
 //! costs well under a millisecond more than starting `/bin/true`.
 //!
-//! An agent's launcher starts it as `exec /abs/wfa --channel <socket> "$@"`. The socket is the
-//! agent's own: the run knows who asks by the connection, so wfa carries no identity.
+//! An agent's launcher is `<agent folder>/wfa`, a link to this binary; started by that path, wfa
+//! connects to the socket in the same folder (`--channel <socket>` names one directly, for
+//! tests). The socket is the agent's own: the run knows who asks by the connection, so wfa
+//! carries no identity.
 
 use std::ffi::OsString;
 use std::io::{self, IsTerminal, Read, Write};
@@ -56,7 +58,9 @@ usage: wfa tool                                   list your tools, their limits 
 ";
 
 fn main() -> ExitCode {
-    let output = run(std::env::args_os().skip(1).collect());
+    let mut args = std::env::args_os();
+    let program = args.next().map(PathBuf::from);
+    let output = run(program.as_deref(), args.collect());
     // A reader that went away (`wfa tool | head -1`) is not an error worth reporting.
     let _ = io::stdout().lock().write_all(output.stdout.as_bytes());
     let _ = io::stderr().lock().write_all(output.stderr.as_bytes());
@@ -89,8 +93,9 @@ impl Output {
     }
 }
 
-fn run(args: Vec<OsString>) -> Output {
+fn run(program: Option<&Path>, args: Vec<OsString>) -> Output {
     let (channel, words) = split_channel(args);
+    let channel = channel.or_else(|| socket_beside(program?));
     let invocation = match utf8_words(words).and_then(parse) {
         Ok(invocation) => invocation,
         Err(usage) => return usage.render(),
@@ -128,7 +133,15 @@ fn run(args: Vec<OsString>) -> Output {
     }
 }
 
-/// Takes the launcher's `--channel <socket>` off the front of the arguments.
+/// The agent's socket when wfa was started by an agent's launcher: `<agent folder>/wfa` beside
+/// `<agent folder>/s.sock`. Started any other way (`wfa` on PATH, the binary itself), none.
+fn socket_beside(program: &Path) -> Option<PathBuf> {
+    let dir = program.parent().filter(|dir| !dir.as_os_str().is_empty())?;
+    let socket = dir.join(wire::SOCKET_NAME);
+    socket.exists().then_some(socket)
+}
+
+/// Takes `--channel <socket>` off the front of the arguments.
 fn split_channel(mut args: Vec<OsString>) -> (Option<PathBuf>, Vec<OsString>) {
     if args.len() >= 2 && args[0] == "--channel" {
         let rest = args.split_off(2);
@@ -757,13 +770,13 @@ mod tests {
         assert_eq!(parse(words("-h tool")), Ok(Invocation::Help));
         assert_eq!(parse(words("tool --help")), Ok(Invocation::Help));
         assert_eq!(parse(words("--version")), Ok(Invocation::Version));
-        let output = run(vec![OsString::from("--help")]);
+        let output = run(None, vec![OsString::from("--help")]);
         assert_eq!(output.exit, Exit::Done);
         assert!(output
             .stdout
             .contains("  4  the workflow run cannot be reached"));
         assert!(output.stdout.contains("  may-have-run         exit 1  "));
-        let output = run(vec![OsString::from("--version")]);
+        let output = run(None, vec![OsString::from("--version")]);
         assert_eq!(
             output.stdout,
             format!("wfa {} (wire protocol 1)\n", env!("CARGO_PKG_VERSION"))
@@ -837,7 +850,7 @@ mod tests {
     fn arguments_that_are_not_utf8_are_a_usage_error() {
         use std::os::unix::ffi::OsStringExt;
         let args = vec![OsString::from("tool"), OsString::from_vec(vec![0xff])];
-        let output = run(args);
+        let output = run(None, args);
         assert_eq!(output.exit, Exit::Usage);
         assert!(output
             .stderr
@@ -845,8 +858,22 @@ mod tests {
     }
 
     #[test]
+    fn started_by_a_launcher_path_wfa_finds_the_socket_beside_it() {
+        let dir = std::env::temp_dir().join(format!("wfa-beside-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        assert_eq!(socket_beside(&dir.join("wfa")), None);
+        std::fs::write(dir.join(wire::SOCKET_NAME), "").unwrap();
+        assert_eq!(
+            socket_beside(&dir.join("wfa")),
+            Some(dir.join(wire::SOCKET_NAME))
+        );
+        assert_eq!(socket_beside(Path::new("wfa")), None);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
     fn without_a_launcher_there_is_no_run_to_reach() {
-        let output = run(vec![OsString::from("tool")]);
+        let output = run(None, vec![OsString::from("tool")]);
         assert_eq!(output.exit, Exit::Unreachable);
         assert!(output.stderr.starts_with(
             "wfa: no workflow run to reach: wfa must be run through an agent's launcher\n\nhint: "

@@ -266,7 +266,7 @@ impl Agents {
         let dir = control
             .agent_dir()
             .map_err(|e| format!("cannot create a folder for agent \"{}\": {e}", spec.key))?;
-        let launcher = launcher::write(&dir, &wfa, &dir.join("s.sock"))
+        let launcher = launcher::write(&dir, &wfa)
             .map_err(|e| format!("cannot write the launcher of agent \"{}\": {e}", spec.key))?;
         let tools = spec.tools.clone().unwrap_or_default();
         let agent = Arc::new(Agent {

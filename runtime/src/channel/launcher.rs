@@ -1,9 +1,9 @@
-//! Each agent's launcher: a tiny shell script in its folder that starts the `wfa` binary on the
-//! agent's socket. Prompts name it by absolute path, since an agent CLI's tool shell may not
-//! inherit PATH.
+//! Each agent's launcher: `<agent folder>/wfa`, a symbolic link to the `wfa` binary. Started by
+//! that path, wfa finds the agent's socket beside it (`wire::SOCKET_NAME`; cli/src/bin/wfa.rs), so one call
+//! costs one exec (a shell script that exec'd wfa cost a shell start more, about 0.6 ms). Prompts
+//! name it by absolute path, since an agent CLI's tool shell may not inherit PATH.
 
 use std::io;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use crate::env::AWF_WFA_BIN;
@@ -25,22 +25,12 @@ pub fn wfa_binary() -> Result<PathBuf, String> {
     }
 }
 
-/// Writes `<dir>/wfa`, mode 0500, which runs `wfa` on `<dir>/s.sock`.
-pub fn write(dir: &Path, wfa: &Path, socket: &Path) -> io::Result<PathBuf> {
+/// Links `<dir>/wfa` to the `wfa` binary (absolute, so the link works from any cwd).
+pub fn write(dir: &Path, wfa: &Path) -> io::Result<PathBuf> {
     let path = dir.join("wfa");
-    let script = format!(
-        "#!/bin/sh\nexec {} --channel {} \"$@\"\n",
-        shell_quote(&wfa.display().to_string()),
-        shell_quote(&socket.display().to_string())
-    );
-    std::fs::write(&path, script)?;
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o500))?;
+    let target = std::path::absolute(wfa)?;
+    std::os::unix::fs::symlink(target, &path)?;
     Ok(path)
-}
-
-/// Single-quotes a word for sh: `'` becomes `'\''`.
-pub fn shell_quote(word: &str) -> String {
-    format!("'{}'", word.replace('\'', "'\\''"))
 }
 
 #[cfg(test)]
@@ -48,28 +38,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn quotes_for_sh() {
-        assert_eq!(shell_quote("a b"), "'a b'");
-        assert_eq!(shell_quote("it's"), "'it'\\''s'");
-    }
-
-    #[test]
-    fn the_launcher_execs_wfa_on_the_socket() {
+    fn the_launcher_links_to_wfa() {
         let dir = std::env::temp_dir().join(format!("awf-launcher-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let path = write(&dir, Path::new("/opt/awf/wfa"), &dir.join("s.sock")).unwrap();
-        let text = std::fs::read_to_string(&path).unwrap();
-        assert_eq!(
-            text,
-            format!(
-                "#!/bin/sh\nexec '/opt/awf/wfa' --channel '{}/s.sock' \"$@\"\n",
-                dir.display()
-            )
-        );
-        assert_eq!(
-            std::fs::metadata(&path).unwrap().permissions().mode() & 0o777,
-            0o500
-        );
+        let path = write(&dir, Path::new("/opt/awf/wfa")).unwrap();
+        assert_eq!(path, dir.join("wfa"));
+        assert_eq!(std::fs::read_link(&path).unwrap(), Path::new("/opt/awf/wfa"));
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -33,9 +33,9 @@ pub struct AgentSocket {
 }
 
 impl AgentSocket {
-    /// Binds `<dir>/s.sock` (mode 0600) and serves it. Needs a tokio runtime.
+    /// Binds `<dir>/s.sock` (`wire::SOCKET_NAME`, mode 0600) and serves it. Needs a tokio runtime.
     pub fn serve(dir: &Path, handler: Arc<dyn ChannelHandler>) -> io::Result<AgentSocket> {
-        let path = dir.join("s.sock");
+        let path = dir.join(super::wire::SOCKET_NAME);
         let listener = UnixListener::bind(&path)?;
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))?;
         let accept = tokio::spawn(accept_loop(listener, handler));

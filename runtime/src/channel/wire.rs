@@ -23,6 +23,10 @@ use super::refusal::Code;
 /// The protocol version this build speaks; every line carries it as `"version"`.
 pub const VERSION: u64 = 1;
 
+/// The name of an agent's socket in its folder, beside its launcher `wfa`: wfa started by the
+/// launcher's path connects to the socket in the same folder.
+pub const SOCKET_NAME: &str = "s.sock";
+
 /// What an agent asks of its run, one per connection.
 ///
 /// `Tools {}` is a struct variant rather than a unit one because serde ignores unknown fields
