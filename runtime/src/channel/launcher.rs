@@ -43,7 +43,10 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = write(&dir, Path::new("/opt/awf/wfa")).unwrap();
         assert_eq!(path, dir.join("wfa"));
-        assert_eq!(std::fs::read_link(&path).unwrap(), Path::new("/opt/awf/wfa"));
+        assert_eq!(
+            std::fs::read_link(&path).unwrap(),
+            Path::new("/opt/awf/wfa")
+        );
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -2,19 +2,18 @@
 //!
 //! `awf:agentswf/workflow` is `js/agentswf/workflow.ts`. Authors reach the public ones by the
 //! names in `PUBLIC_NAMES` (`agentswf`, `typebox`, `bun:test`, ...); the rest are private to
-//! built-ins. Their types are stripped at build time (runtime/build.rs, `STRIPPED`); the position
-//! map of each is built the first time any host in the process loads it, and kept for the other
-//! hosts (`awf test` starts one host per test file), as is its bytecode once the first host has
-//! compiled it (loader.rs).
+//! built-ins. They are compiled to QuickJS bytecode at build time (runtime/build.rs, `COMPILED`);
+//! the position map of each is built the first time any host in the process loads it, and kept
+//! for the other hosts (`awf test` starts one host per test file).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::source_map::{PositionMap, SourcePos};
 
-/// A built-in as runtime/build.rs stripped it: its path under js/ without `.ts`, its JS, and its
-/// position pairs (JS line, JS column, TS line, TS column).
-type StrippedModule = (&'static str, &'static str, &'static [(u32, u32, u32, u32)]);
+/// A built-in as runtime/build.rs compiled it: its path under js/ without `.ts`, its QuickJS
+/// bytecode, and its position pairs (JS line, JS column, TS line, TS column).
+type CompiledModule = (&'static str, &'static [u8], &'static [(u32, u32, u32, u32)]);
 
 include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
 
@@ -116,16 +115,17 @@ fn source(canonical: &str) -> Option<&'static str> {
     SOURCES.iter().find(|(p, _)| *p == path).map(|(_, s)| *s)
 }
 
-/// A built-in's JS, ready for the engine.
+/// A built-in, ready for the engine.
 pub struct BuiltinCode {
-    pub code: &'static str,
+    /// The module compiled at build time by this binary's own QuickJS (`Module::load` reads it).
+    pub bytecode: &'static [u8],
+    /// From positions in the stripped JS to positions in `source`.
     pub map: Option<PositionMap>,
+    /// The TypeScript, for code frames.
     pub source: &'static str,
-    /// The module compiled by the first host that loaded it, for the next hosts to load.
-    pub bytecode: OnceLock<Vec<u8>>,
 }
 
-/// The JS of a built-in module, stripped at build time, with its position map.
+/// A built-in module as compiled at build time, with its position map.
 pub fn load(canonical: &str) -> Option<Result<Arc<BuiltinCode>, String>> {
     let source = source(canonical)?;
     static CACHE: OnceLock<Mutex<HashMap<String, Arc<BuiltinCode>>>> = OnceLock::new();
@@ -134,9 +134,9 @@ pub fn load(canonical: &str) -> Option<Result<Arc<BuiltinCode>, String>> {
         return Some(Ok(hit.clone()));
     }
     let path = canonical.strip_prefix("awf:")?;
-    let Some((_, code, pairs)) = STRIPPED.iter().find(|(p, _, _)| *p == path) else {
+    let Some((_, bytecode, pairs)) = COMPILED.iter().find(|(p, _, _)| *p == path) else {
         return Some(Err(format!(
-            "built-in module {canonical} was not stripped at build time; rebuild awf"
+            "built-in module {canonical} was not compiled at build time; rebuild awf"
         )));
     };
     let map = PositionMap::from_pairs(pairs.iter().map(|&(line, col, ts_line, ts_col)| {
@@ -147,10 +147,9 @@ pub fn load(canonical: &str) -> Option<Result<Arc<BuiltinCode>, String>> {
         (SourcePos { line, col }, source)
     }));
     let built = Arc::new(BuiltinCode {
-        code,
+        bytecode,
         map: Some(map),
         source,
-        bytecode: OnceLock::new(),
     });
     cache
         .lock()
@@ -184,14 +183,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_builtin_was_stripped_at_build_time() {
+    fn every_builtin_was_compiled_at_build_time() {
         for (path, source) in SOURCES {
             let name = format!("awf:{path}");
             let built = load(&name)
                 .expect("served")
                 .unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(built.source, *source);
-            assert!(!built.code.is_empty() && built.map.is_some(), "{name}");
+            assert!(!built.bytecode.is_empty() && built.map.is_some(), "{name}");
         }
     }
 

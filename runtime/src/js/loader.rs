@@ -15,7 +15,7 @@ use std::rc::Rc;
 
 use rquickjs::loader::{ImportAttributes, Loader, Resolver};
 use rquickjs::module::Declared;
-use rquickjs::{Ctx, Exception, Module, Object, Value, WriteOptions};
+use rquickjs::{Ctx, Exception, Module, Object, Value};
 
 use super::builtins::{self, BuiltinCode};
 use super::engine::HostState;
@@ -121,7 +121,7 @@ impl Loader for AwfLoader {
                     .borrow_mut()
                     .insert(name, built.source.to_string(), map);
             }
-            return declare_builtin(ctx, name, &built);
+            return declare_builtin(ctx, &built);
         }
         let source = std::fs::read_to_string(name)
             .map_err(|e| Exception::throw_message(ctx, &format!("cannot read {name}: {e}")))?;
@@ -153,26 +153,15 @@ impl Loader for AwfLoader {
     }
 }
 
-/// A built-in module, from the bytecode the first host compiled (compiling the built-ins again
-/// for every host was most of a host's start-up).
-fn declare_builtin<'js>(
+/// A built-in module, from the bytecode compiled at build time (parsing the built-ins was most
+/// of a host's start-up).
+pub fn declare_builtin<'js>(
     ctx: &Ctx<'js>,
-    name: &str,
     built: &BuiltinCode,
 ) -> rquickjs::Result<Module<'js, Declared>> {
-    if let Some(bytecode) = built.bytecode.get() {
-        // SAFETY: this process's engine wrote these bytes from this same module.
-        return unsafe { Module::load(ctx.clone(), bytecode) };
-    }
-    let module = Module::declare(ctx.clone(), name, built.code)?;
-    let options = WriteOptions {
-        strip_source: true,
-        ..WriteOptions::default()
-    };
-    if let Ok(bytecode) = module.write(options) {
-        let _ = built.bytecode.set(bytecode);
-    }
-    Ok(module)
+    // SAFETY: runtime/build.rs wrote these bytes with this binary's own QuickJS (one rquickjs
+    // from Cargo.lock for both), from the module of this name.
+    unsafe { Module::load(ctx.clone(), built.bytecode) }
 }
 
 impl AwfLoader {

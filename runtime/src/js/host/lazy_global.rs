@@ -11,10 +11,11 @@ use std::rc::Rc;
 
 use rquickjs::function::Rest;
 use rquickjs::promise::PromiseState;
-use rquickjs::{Ctx, Exception, Module, Value};
+use rquickjs::{Ctx, Exception, Value};
 
 use crate::js::builtins;
 use crate::js::engine::HostState;
+use crate::js::loader::declare_builtin;
 use crate::js::ops::{arg, string, Op, OpDecl};
 
 pub const OPS: &[OpDecl] = &[OpDecl {
@@ -42,7 +43,7 @@ fn builtin_namespace<'js>(
         .sources
         .borrow_mut()
         .insert(&name, built.source.to_string(), built.map.clone());
-    let (module, evaluated) = Module::declare(ctx.clone(), name.as_str(), built.code)?.eval()?;
+    let (module, evaluated) = declare_builtin(ctx, &built)?.eval()?;
     match evaluated.state() {
         PromiseState::Resolved => Ok(module.namespace()?.into_value()),
         // `result` throws the rejection's reason into the context.
