@@ -1,4 +1,4 @@
-// bench/wfa: one agent makes N calls of an echo tool; its script times them (see roundtrip.sh).
+// bench/wfa: one agent makes N calls of an echo tool; its script times them (see bench/wfa-roundtrip.sh).
 export default defineWorkflow({
   meta: { name: "wfa-bench", description: "Round trips of wfa tool." },
   prepare: ({ argv }) => ({ calls: Number(argv[0] ?? 500) }),
