@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::util::{awf_bin, wait_for_file, AwfCommand, TempProject};
+use crate::util::{awf_bin, wait_for_file, TempProject};
 
 const TYPED_TURN: &str = r#"export default defineWorkflow({
   meta: { name: "t", description: "A typed turn." },

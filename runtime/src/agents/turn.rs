@@ -7,6 +7,7 @@
 //!   that says the answer is missing; a second silent exit is `unanswered`;
 //! - a non-zero exit is `failed`, with the code and the last lines of stderr;
 //! - the deadline is `timed-out`, the run's cancellation `cancelled`.
+//!
 //! Whatever ends the turn, the agent's process group is killed (harness/process.rs).
 
 use std::sync::Arc;

@@ -229,7 +229,6 @@ fn set_import_meta(module: &Module<'_, Declared>, file: &str) -> rquickjs::Resul
 }
 
 /// Import sites of each loaded file module, for resolve errors.
-
 pub type ImportSites = HashMap<String, Vec<ImportSite>>;
 
 fn is_path(name: &str) -> bool {

@@ -50,7 +50,7 @@ fn not_a_duration(text: &str) -> String {
 /// A duration for people: `1500ms`, `30s`, `20m`, `1h30m`.
 pub fn format_duration(d: Duration) -> String {
     let ms = d.as_millis();
-    if ms < 1000 || ms % 1000 != 0 {
+    if ms < 1000 || !ms.is_multiple_of(1000) {
         return if ms >= 1000 {
             format!("{:.1}s", d.as_secs_f64())
         } else {
