@@ -220,12 +220,24 @@ class ScriptFailure extends Error {
   }
 }
 
+/** A ScriptFailure gets the frames of the testWorkflow call (an error the script itself threw
+ * keeps its own, which point into the script). */
+function placedAt(error: unknown, callSite: Error): unknown {
+  if (error instanceof ScriptFailure && callSite.stack) {
+    const frames = callSite.stack.slice(callSite.stack.indexOf("\n"));
+    error.stack = `${error.name}: ${error.message}${frames}`;
+  }
+  return error;
+}
+
 /**
  * Runs `workflow.run` with every agent scripted. `testWorkflow(workflow, options)` gives run the
  * input `prepare({ argv: [], cwd })` makes (or `{ argv: [] }`); `testWorkflow(workflow, input,
  * options)` gives it `input`.
  */
 export async function testWorkflow<R = unknown>(workflow: Workflow<any, R>, ...rest: unknown[]): Promise<TestRun<R>> {
+  // A failure found in a script's turn is reported at this call in the test file.
+  const callSite = new Error("testWorkflow");
   if (!isWorkflow(workflow)) {
     throw new TypeError("testWorkflow(workflow, options): workflow must be the default export of a workflow file (defineWorkflow({ ... }))");
   }
@@ -270,9 +282,9 @@ export async function testWorkflow<R = unknown>(workflow: Workflow<any, R>, ...r
     await opAsync("test_run_close", { run: opened.run });
     runs.delete(opened.runId);
   }
-  if (failure) throw failure.error;
+  if (failure) throw placedAt(failure.error, callSite);
   const unused = unusedEntries(state);
-  if (unused) throw new ScriptFailure(unused);
+  if (unused) throw placedAt(new ScriptFailure(unused), callSite);
   const events = ops.run_events(opened.run, 0) as Record<string, any>[];
   return new TestRun<R>(result, events, state.prompts);
 }

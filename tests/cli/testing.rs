@@ -73,3 +73,43 @@ test("import first", () => {
         ran.stdout
     );
 }
+
+/// A failure found while a script plays a turn is shown at the test's `testWorkflow` call, with
+/// its code frame, not at awf's own code.
+#[test]
+fn a_script_failure_points_at_the_testworkflow_call() {
+    let project = TempProject::new();
+    project
+        .file(
+            "wf.ts",
+            r#"export default defineWorkflow({
+  meta: { name: "one", description: "One agent, one turn." },
+  async run(wf) {
+    const agent = await wf.agents.open({ key: "a", runtime: { command: ["true"] } });
+    return (await agent.run({ prompt: "hi" })).outcome;
+  },
+});
+"#,
+        )
+        .file(
+            "wf.test.ts",
+            r#"import { test } from "bun:test";
+import { testWorkflow } from "agentswf/testing";
+import wf from "./wf.ts";
+test("unscripted", async () => {
+  await testWorkflow(wf, {});
+});
+"#,
+        );
+    let ran = project.awf(&["test"]).run();
+    assert_eq!(ran.code, Some(1), "{}", ran.stdout);
+    assert!(
+        ran.stdout.contains("5 |   await testWorkflow(wf, {});\n")
+            && ran
+                .stdout
+                .contains("TestWorkflowError: agent \"a\" has no script")
+            && ran.stdout.contains("at <anonymous> (wf.test.ts:5:"),
+        "{}",
+        ran.stdout
+    );
+}
