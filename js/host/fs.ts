@@ -182,47 +182,12 @@ interface RawStats {
   kind: string;
 }
 
-export class Stats {
-  dev: number;
-  mode: number;
-  nlink: number;
-  uid: number;
-  gid: number;
-  rdev: number;
-  blksize: number;
-  ino: number;
-  size: number;
-  blocks: number;
-  atimeMs: number;
-  mtimeMs: number;
-  ctimeMs: number;
-  birthtimeMs: number;
-  atime: Date;
-  mtime: Date;
-  ctime: Date;
-  birthtime: Date;
+/** The file-type predicates `Stats` and `Dirent` share, over the kind the op reports. */
+class FileKind {
   readonly #kind: string;
 
-  constructor(raw: RawStats) {
-    this.dev = raw.dev;
-    this.mode = raw.mode;
-    this.nlink = raw.nlink;
-    this.uid = raw.uid;
-    this.gid = raw.gid;
-    this.rdev = raw.rdev;
-    this.blksize = raw.blksize;
-    this.ino = raw.ino;
-    this.size = raw.size;
-    this.blocks = raw.blocks;
-    this.atimeMs = raw.atimeMs;
-    this.mtimeMs = raw.mtimeMs;
-    this.ctimeMs = raw.ctimeMs;
-    this.birthtimeMs = raw.birthtimeMs;
-    this.atime = new Date(raw.atimeMs);
-    this.mtime = new Date(raw.mtimeMs);
-    this.ctime = new Date(raw.ctimeMs);
-    this.birthtime = new Date(raw.birthtimeMs);
-    this.#kind = raw.kind;
+  constructor(kind: string) {
+    this.#kind = kind;
   }
 
   isFile(): boolean {
@@ -248,39 +213,59 @@ export class Stats {
   }
 }
 
-export class Dirent {
+export class Stats extends FileKind {
+  dev: number;
+  mode: number;
+  nlink: number;
+  uid: number;
+  gid: number;
+  rdev: number;
+  blksize: number;
+  ino: number;
+  size: number;
+  blocks: number;
+  atimeMs: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  birthtimeMs: number;
+  atime: Date;
+  mtime: Date;
+  ctime: Date;
+  birthtime: Date;
+
+  constructor(raw: RawStats) {
+    super(raw.kind);
+    this.dev = raw.dev;
+    this.mode = raw.mode;
+    this.nlink = raw.nlink;
+    this.uid = raw.uid;
+    this.gid = raw.gid;
+    this.rdev = raw.rdev;
+    this.blksize = raw.blksize;
+    this.ino = raw.ino;
+    this.size = raw.size;
+    this.blocks = raw.blocks;
+    this.atimeMs = raw.atimeMs;
+    this.mtimeMs = raw.mtimeMs;
+    this.ctimeMs = raw.ctimeMs;
+    this.birthtimeMs = raw.birthtimeMs;
+    this.atime = new Date(raw.atimeMs);
+    this.mtime = new Date(raw.mtimeMs);
+    this.ctime = new Date(raw.ctimeMs);
+    this.birthtime = new Date(raw.birthtimeMs);
+  }
+}
+
+export class Dirent extends FileKind {
   name: string;
   parentPath: string;
   path: string;
-  readonly #kind: string;
 
   constructor(name: string, kind: string, parent: string) {
+    super(kind);
     this.name = name;
     this.parentPath = parent;
     this.path = parent;
-    this.#kind = kind;
-  }
-
-  isFile(): boolean {
-    return this.#kind === "file";
-  }
-  isDirectory(): boolean {
-    return this.#kind === "directory";
-  }
-  isSymbolicLink(): boolean {
-    return this.#kind === "symlink";
-  }
-  isFIFO(): boolean {
-    return this.#kind === "fifo";
-  }
-  isSocket(): boolean {
-    return this.#kind === "socket";
-  }
-  isBlockDevice(): boolean {
-    return this.#kind === "block";
-  }
-  isCharacterDevice(): boolean {
-    return this.#kind === "char";
   }
 }
 

@@ -234,14 +234,23 @@ export function basename(path: string, suffix?: string): string {
   return path.slice(start, end);
 }
 
-export function extname(path: string): string {
-  checkString(path, "path");
+/** Where the last part of `path[from..]` is (trailing slashes aside) and its extension's dot,
+ * as Node's scan finds them; `end` is -1 when there is no part. */
+interface LastPart {
+  startPart: number;
+  end: number;
+  startDot: number;
+  /** 0: no dot seen before the last one; 1: a dot; -1: another character after a dot. */
+  preDotState: number;
+}
+
+function scanLastPart(path: string, from: number): LastPart {
   let startDot = -1;
   let startPart = 0;
   let end = -1;
   let matchedSlash = true;
   let preDotState = 0;
-  for (let i = path.length - 1; i >= 0; --i) {
+  for (let i = path.length - 1; i >= from; --i) {
     const code = path.charCodeAt(i);
     if (code === 47) {
       if (!matchedSlash) {
@@ -261,15 +270,23 @@ export function extname(path: string): string {
       preDotState = -1;
     }
   }
-  if (
+  return { startPart, end, startDot, preDotState };
+}
+
+/** Whether the last part has no extension: no dot, a leading dot only (`.profile`), or `..`. */
+function hasNoExtension({ startPart, end, startDot, preDotState }: LastPart): boolean {
+  return (
     startDot === -1 ||
-    end === -1 ||
     preDotState === 0 ||
     (preDotState === 1 && startDot === end - 1 && startDot === startPart + 1)
-  ) {
-    return "";
-  }
-  return path.slice(startDot, end);
+  );
+}
+
+export function extname(path: string): string {
+  checkString(path, "path");
+  const last = scanLastPart(path, 0);
+  if (last.end === -1 || hasNoExtension(last)) return "";
+  return path.slice(last.startDot, last.end);
 }
 
 export function format(pathObject: Partial<ParsedPath>): string {
@@ -293,50 +310,16 @@ export function parse(path: string): ParsedPath {
   const ret: ParsedPath = { root: "", dir: "", base: "", ext: "", name: "" };
   if (path.length === 0) return ret;
   const isAbs = path.charCodeAt(0) === 47;
-  let start: number;
-  if (isAbs) {
-    ret.root = "/";
-    start = 1;
-  } else {
-    start = 0;
-  }
-  let startDot = -1;
-  let startPart = 0;
-  let end = -1;
-  let matchedSlash = true;
-  let i = path.length - 1;
-  let preDotState = 0;
-  for (; i >= start; --i) {
-    const code = path.charCodeAt(i);
-    if (code === 47) {
-      if (!matchedSlash) {
-        startPart = i + 1;
-        break;
-      }
-      continue;
-    }
-    if (end === -1) {
-      matchedSlash = false;
-      end = i + 1;
-    }
-    if (code === 46) {
-      if (startDot === -1) startDot = i;
-      else if (preDotState !== 1) preDotState = 1;
-    } else if (startDot !== -1) {
-      preDotState = -1;
-    }
-  }
+  if (isAbs) ret.root = "/";
+  const last = scanLastPart(path, isAbs ? 1 : 0);
+  const { startPart, end, startDot } = last;
   if (end !== -1) {
-    const start2 = startPart === 0 && isAbs ? 1 : startPart;
-    if (
-      startDot === -1 ||
-      preDotState === 0 ||
-      (preDotState === 1 && startDot === end - 1 && startDot === startPart + 1)
-    ) {
-      ret.base = ret.name = path.slice(start2, end);
+    const start = startPart === 0 && isAbs ? 1 : startPart;
+    ret.base = path.slice(start, end);
+    if (hasNoExtension(last)) {
+      ret.name = ret.base;
     } else {
-      ret.name = path.slice(start2, startDot);
-      ret.base = path.slice(start2, end);
+      ret.name = path.slice(start, startDot);
       ret.ext = path.slice(startDot, end);
     }
   }
