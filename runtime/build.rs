@@ -17,6 +17,8 @@ use rquickjs::module::Declared;
 use rquickjs::{Context, Ctx, Exception, Module, Runtime, WriteOptions};
 
 // The build script uses only the transpiler and its position map out of these files.
+#[path = "src/js/builtin_path.rs"]
+mod builtin_path;
 #[allow(dead_code)]
 #[path = "src/js/source_map.rs"]
 mod source_map;
@@ -30,6 +32,7 @@ fn main() {
     println!("cargo:rerun-if-changed={}", js.display());
     println!("cargo:rerun-if-changed=src/js/transpile.rs");
     println!("cargo:rerun-if-changed=src/js/source_map.rs");
+    println!("cargo:rerun-if-changed=src/js/builtin_path.rs");
 
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").expect("set by cargo"));
     let bytecode_dir = out_dir.join("bytecode");
@@ -115,14 +118,14 @@ fn compile(codes: &Rc<BTreeMap<String, String>>, name: &str) -> Result<Vec<u8>, 
     })
 }
 
-/// Resolves and loads the imports of a built-in while it compiles: `./x.ts` and `../x.ts` as
-/// the files sit under js/ (as src/js/builtins.rs resolves them at run time).
+/// Resolves and loads the imports of a built-in while it compiles, as the runtime does
+/// (src/js/builtin_path.rs).
 struct BuiltinImports(Rc<BTreeMap<String, String>>);
 
 impl Resolver for BuiltinImports {
     fn resolve<'js>(
         &mut self,
-        _ctx: &Ctx<'js>,
+        ctx: &Ctx<'js>,
         base: &str,
         name: &str,
         _attributes: Option<ImportAttributes<'js>>,
@@ -130,20 +133,9 @@ impl Resolver for BuiltinImports {
         if name.starts_with("awf:") {
             return Ok(name.to_string());
         }
-        let mut parts: Vec<&str> = base.trim_start_matches("awf:").split('/').collect();
-        parts.pop();
-        for segment in name.split('/') {
-            match segment {
-                "." | "" => {}
-                ".." => {
-                    parts.pop();
-                }
-                other => parts.push(other),
-            }
-        }
-        let joined = parts.join("/");
-        let path = joined.strip_suffix(".ts").unwrap_or(&joined);
-        Ok(format!("awf:{path}"))
+        builtin_path::resolve_relative(base, name).ok_or_else(|| {
+            Exception::throw_message(ctx, &format!("{name} leaves js/ (imported from {base})"))
+        })
     }
 }
 

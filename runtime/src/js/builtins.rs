@@ -9,6 +9,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
+pub use super::builtin_path::resolve_relative;
 use super::source_map::{PositionMap, SourcePos};
 
 /// A built-in as runtime/build.rs compiled it: its path under js/ without `.ts`, its QuickJS
@@ -158,26 +159,6 @@ pub fn load(canonical: &str) -> Option<Result<Arc<BuiltinCode>, String>> {
     Some(Ok(built))
 }
 
-/// `awf:host/console` + `./inspect.ts` -> `awf:host/inspect`: built-ins import each other by
-/// relative path, as the files sit under js/.
-pub fn resolve_relative(base: &str, specifier: &str) -> Option<String> {
-    let base_path = base.strip_prefix("awf:")?;
-    let mut parts: Vec<&str> = base_path.split('/').collect();
-    parts.pop();
-    for segment in specifier.split('/') {
-        match segment {
-            "." | "" => {}
-            ".." => {
-                parts.pop()?;
-            }
-            other => parts.push(other),
-        }
-    }
-    let joined = parts.join("/");
-    let path = joined.strip_suffix(".ts").unwrap_or(&joined);
-    Some(format!("awf:{path}"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -192,19 +173,6 @@ mod tests {
             assert_eq!(built.source, *source);
             assert!(!built.bytecode.is_empty() && built.map.is_some(), "{name}");
         }
-    }
-
-    #[test]
-    fn relative_imports_between_builtins() {
-        assert_eq!(
-            resolve_relative("awf:host/console", "./inspect.ts").as_deref(),
-            Some("awf:host/inspect")
-        );
-        assert_eq!(
-            resolve_relative("awf:host/timers", "../core.ts").as_deref(),
-            Some("awf:core")
-        );
-        assert_eq!(resolve_relative("awf:core", "../../x.ts"), None);
     }
 
     #[test]

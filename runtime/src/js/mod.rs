@@ -6,6 +6,7 @@
 //! `transpile` and `source_map` (TS to JS and back), `errors` (thrown values as `JsError`),
 //! `convert` (JSON across the boundary) and `ops` (the native functions built-ins call).
 
+mod builtin_path;
 mod builtins;
 mod convert;
 mod engine;
