@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::util::{process_running, wait_for_file, TempProject};
+use crate::util::{assert_has, process_running, wait_for_file, TempProject};
 
 /// A workflow that opens one agent running `./agent.sh` and gives it one turn.
 fn one_turn(extra: &str, turn: &str) -> String {
@@ -78,10 +78,7 @@ fn a_typed_turn_is_taught_as_flags_and_converted_to_the_schema() {
         .as_str()
         .unwrap()
         .to_string();
-    assert!(
-        prompt.contains("result t1 --word <text, at least 1 character> --count <integer, at least 1> --sure <true or false>"),
-        "{prompt}"
-    );
+    assert_has(&prompt, "result t1 --word <text, at least 1 character> --count <integer, at least 1> --sure <true or false>");
 }
 
 #[test]
@@ -406,13 +403,11 @@ fn programming_errors_reject_the_turn() {
 });
 "#,
     );
-    let value = project.awf(&["run", "wf.ts"]).run().assert_success().json();
-    let messages: Vec<&str> = value
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m.as_str().unwrap())
-        .collect();
+    let messages = project
+        .awf(&["run", "wf.ts"])
+        .run()
+        .assert_success()
+        .json_strings();
     assert_eq!(messages[0], "agent.run({ prompt }): prompt is blank");
     assert!(
         messages[1].starts_with("agent.run({ timeout }): \"soon\" is not a duration"),
@@ -447,36 +442,22 @@ fn mistakes_in_an_agent_spec_fail_the_open() {
 });
 "#,
     );
-    let value = project.awf(&["run", "wf.ts"]).run().assert_success().json();
-    let messages: Vec<String> = value
-        .as_array()
-        .unwrap()
+    let tmp = project.path().display().to_string();
+    let messages: Vec<String> = project
+        .awf(&["run", "wf.ts"])
+        .run()
+        .assert_success()
+        .json_strings()
         .iter()
-        .map(|m| {
-            m.as_str()
-                .unwrap()
-                .replace(&project.path().display().to_string(), "[TMP]")
-        })
+        .map(|m| m.replace(&tmp, "[TMP]"))
         .collect();
     assert_eq!(
         messages[0],
         "agent \"a\": runtime.command: no file at [TMP]/missing.sh"
     );
-    assert!(
-        messages[1].contains("is not a valid agent key"),
-        "{}",
-        messages[1]
-    );
-    assert!(
-        messages[2].contains("--runtime codex=<command>"),
-        "{}",
-        messages[2]
-    );
-    assert!(
-        messages[3].contains("unknown option `colour`"),
-        "{}",
-        messages[3]
-    );
+    assert_has(&messages[1], "is not a valid agent key");
+    assert_has(&messages[2], "--runtime codex=<command>");
+    assert_has(&messages[3], "unknown option `colour`");
 }
 
 #[test]

@@ -7,7 +7,9 @@
 
 use std::time::Duration;
 
-use crate::util::{awf_bin, fixture, node_bin, npm_tool, AwfCommand, Ran, TempProject};
+use crate::util::{
+    assert_has, assert_lacks, awf_bin, fixture, node_bin, npm_tool, AwfCommand, Ran, TempProject,
+};
 
 /// Longest any single `awf test` run may take here before the test fails.
 const TEST_BOUND: Duration = Duration::from_secs(60);
@@ -38,18 +40,6 @@ fn awf_test_exits(project: &TempProject, args: &[&str], code: i32) -> Ran {
     assert_eq!(ran.code, Some(code), "awf test {args:?}: {ran:?}");
     ran.stdout = without_times(&ran.stdout);
     ran
-}
-
-/// Panics with `text` unless it contains `part`.
-#[track_caller]
-fn assert_has(text: &str, part: &str) {
-    assert!(text.contains(part), "{text}");
-}
-
-/// Panics with `text` if it contains `part`.
-#[track_caller]
-fn assert_lacks(text: &str, part: &str) {
-    assert!(!text.contains(part), "{text}");
 }
 
 /// ` [1.23ms]` and ` [4.56s]` -> ` [TIME]`.

@@ -4,7 +4,7 @@
 
 use serde_json::json;
 
-use crate::util::{workspace, TempProject};
+use crate::util::{assert_has, workspace, TempProject};
 
 /// A workflow whose one agent (`./agent.sh`) holds `tools` and answers a text turn.
 fn with_tools(tools: &str) -> String {
@@ -302,11 +302,9 @@ fn a_call_past_its_budget_aborts_its_signal_and_one_that_ignores_it_may_have_run
         "{}",
         calls["stubborn"].stderr
     );
-    assert!(
-        ran.stderr
-            .contains("awf: agent \"agent\": tool stubborn took longer"),
-        "{}",
-        ran.stderr
+    assert_has(
+        &ran.stderr,
+        "awf: agent \"agent\": tool stubborn took longer",
     );
 }
 
@@ -373,10 +371,7 @@ WF_JSON
     assert_eq!(project.read("joined.txt"), "run 1\n");
     assert_eq!(project.read("later.txt"), "run 2\n");
     let other = project.read("other.err");
-    assert!(
-        other.contains("refused (busy): slow is still running"),
-        "{other}"
-    );
+    assert_has(&other, "refused (busy): slow is still running");
     assert_eq!(project.events_of("t", "tool-joined").len(), 1);
 }
 
@@ -439,10 +434,7 @@ fn a_call_after_the_answer_is_accepted_is_not_in_turn() {
     let ran = project.awf(&["run", "wf.ts"]).run();
     assert_eq!(ran.assert_success().json()["seen"], json!([]));
     let late = project.read("late.err");
-    assert!(
-        late.contains("refused (not-in-turn): turn t1 is answered"),
-        "{late}"
-    );
+    assert_has(&late, "refused (not-in-turn): turn t1 is answered");
     assert!(late.ends_with("exit=2\n"), "{late}");
 }
 
@@ -522,13 +514,11 @@ fn mistakes_in_tools_fail_the_open_naming_the_tool() {
 });
 "#,
     );
-    let value = project.awf(&["run", "wf.ts"]).run().assert_success().json();
-    let messages: Vec<&str> = value
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m.as_str().unwrap())
-        .collect();
+    let messages = project
+        .awf(&["run", "wf.ts"])
+        .run()
+        .assert_success()
+        .json_strings();
     assert_eq!(
         messages[0],
         "agent \"a\": 17 tools given; an agent holds at most 16"

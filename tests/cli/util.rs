@@ -281,6 +281,22 @@ impl Ran {
         })
     }
 
+    /// stdout read as a JSON array of strings (a workflow that returns the messages it caught).
+    pub fn json_strings(&self) -> Vec<String> {
+        let value = self.json();
+        let items = value
+            .as_array()
+            .unwrap_or_else(|| panic!("not an array: {value}"));
+        items
+            .iter()
+            .map(|item| {
+                item.as_str()
+                    .unwrap_or_else(|| panic!("not a string: {item}"))
+                    .to_string()
+            })
+            .collect()
+    }
+
     /// Panics with both streams unless the command exited 0.
     pub fn assert_success(&self) -> &Ran {
         assert_eq!(
@@ -292,6 +308,18 @@ impl Ran {
         );
         self
     }
+}
+
+/// Panics with `text` unless it contains `part`.
+#[track_caller]
+pub fn assert_has(text: &str, part: &str) {
+    assert!(text.contains(part), "{text}");
+}
+
+/// Panics with `text` if it contains `part`.
+#[track_caller]
+pub fn assert_lacks(text: &str, part: &str) {
+    assert!(!text.contains(part), "{text}");
 }
 
 /// Makes output comparable: `project`'s path becomes `[TMP]`, run ids (`20261129-192059-39p6`)

@@ -13,6 +13,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+use crate::util::assert_has;
+
 /// `limits::MAX_PAYLOAD_BYTES`.
 const MAX_PAYLOAD_BYTES: usize = 1024 * 1024;
 /// Longest any single wfa run may take here before the test fails.
@@ -359,11 +361,7 @@ fn a_socket_nobody_listens_on_is_unreachable() {
     command.arg("--channel").arg(&socket).arg("tool");
     let ran = run(command, Input::Null);
     assert_eq!(ran.code, 4);
-    assert!(
-        ran.stderr.contains(": nothing listens on the socket\n"),
-        "{}",
-        ran.stderr
-    );
+    assert_has(&ran.stderr, ": nothing listens on the socket\n");
 }
 
 #[test]
