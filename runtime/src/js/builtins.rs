@@ -121,7 +121,7 @@ pub struct BuiltinCode {
     /// The module compiled at build time by this binary's own QuickJS (`Module::load` reads it).
     pub bytecode: &'static [u8],
     /// From positions in the stripped JS to positions in `source`.
-    pub map: Option<PositionMap>,
+    pub map: PositionMap,
     /// The TypeScript, for code frames.
     pub source: &'static str,
 }
@@ -149,7 +149,7 @@ pub fn load(canonical: &str) -> Option<Result<Arc<BuiltinCode>, String>> {
     }));
     let built = Arc::new(BuiltinCode {
         bytecode,
-        map: Some(map),
+        map,
         source,
     });
     cache
@@ -171,7 +171,7 @@ mod tests {
                 .expect("served")
                 .unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(built.source, *source);
-            assert!(!built.bytecode.is_empty() && built.map.is_some(), "{name}");
+            assert!(!built.bytecode.is_empty(), "{name}");
         }
     }
 

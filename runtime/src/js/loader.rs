@@ -17,7 +17,7 @@ use rquickjs::loader::{ImportAttributes, Loader, Resolver};
 use rquickjs::module::Declared;
 use rquickjs::{Ctx, Exception, Module, Object, Value};
 
-use super::builtins::{self, BuiltinCode};
+use super::builtins;
 use super::engine::HostState;
 use super::ops::OpsModule;
 use super::transpile::{transpile, ImportSite, SourceKind};
@@ -112,16 +112,8 @@ impl Loader for AwfLoader {
         if name == "awf:ops" {
             return Module::declare_def::<OpsModule, _>(ctx.clone(), name);
         }
-        if let Some(built) = builtins::load(name) {
-            let built = built.map_err(|e| Exception::throw_internal(ctx, &e))?;
-            if !self.state.sources.borrow().contains(name) {
-                let map = built.map.clone();
-                self.state
-                    .sources
-                    .borrow_mut()
-                    .insert(name, built.source.to_string(), map);
-            }
-            return declare_builtin(ctx, &built);
+        if let Some(module) = declare_builtin(ctx, &self.state, name) {
+            return module;
         }
         let source = std::fs::read_to_string(name)
             .map_err(|e| Exception::throw_message(ctx, &format!("cannot read {name}: {e}")))?;
@@ -153,15 +145,27 @@ impl Loader for AwfLoader {
     }
 }
 
-/// A built-in module, from the bytecode compiled at build time (parsing the built-ins was most
-/// of a host's start-up).
+/// The built-in `name`, from the bytecode compiled at build time (parsing the built-ins was most
+/// of a host's start-up), with its TypeScript and position map registered for stack traces and
+/// code frames; `None` when awf has no built-in of that name.
 pub fn declare_builtin<'js>(
     ctx: &Ctx<'js>,
-    built: &BuiltinCode,
-) -> rquickjs::Result<Module<'js, Declared>> {
+    state: &HostState,
+    name: &str,
+) -> Option<rquickjs::Result<Module<'js, Declared>>> {
+    let built = match builtins::load(name)? {
+        Ok(built) => built,
+        Err(e) => return Some(Err(Exception::throw_internal(ctx, &e))),
+    };
+    if !state.sources.borrow().contains(name) {
+        state
+            .sources
+            .borrow_mut()
+            .insert(name, built.source.to_string(), Some(built.map.clone()));
+    }
     // SAFETY: runtime/build.rs wrote these bytes with this binary's own QuickJS (one rquickjs
     // from Cargo.lock for both), from the module of this name.
-    unsafe { Module::load(ctx.clone(), built.bytecode) }
+    Some(unsafe { Module::load(ctx.clone(), built.bytecode) })
 }
 
 impl AwfLoader {

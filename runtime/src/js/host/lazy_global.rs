@@ -13,7 +13,6 @@ use rquickjs::function::Rest;
 use rquickjs::promise::PromiseState;
 use rquickjs::{Ctx, Exception, Value};
 
-use crate::js::builtins;
 use crate::js::engine::HostState;
 use crate::js::loader::declare_builtin;
 use crate::js::ops::{arg, string, Op, OpDecl};
@@ -36,14 +35,9 @@ fn builtin_namespace<'js>(
             &format!("{name} is behind a lazy global but was already imported"),
         ));
     }
-    let built = builtins::load(&name)
-        .ok_or_else(|| Exception::throw_internal(ctx, &format!("no built-in module {name}")))?
-        .map_err(|e| Exception::throw_internal(ctx, &e))?;
-    state
-        .sources
-        .borrow_mut()
-        .insert(&name, built.source.to_string(), built.map.clone());
-    let (module, evaluated) = declare_builtin(ctx, &built)?.eval()?;
+    let (module, evaluated) = declare_builtin(ctx, state, &name)
+        .ok_or_else(|| Exception::throw_internal(ctx, &format!("no built-in module {name}")))??
+        .eval()?;
     match evaluated.state() {
         PromiseState::Resolved => Ok(module.namespace()?.into_value()),
         // `result` throws the rejection's reason into the context.
