@@ -1,7 +1,8 @@
 // awf:core — the JS half of the host's op system, shared by every built-in module.
 //
-// Async ops: `opAsync(name, args)` asks the host to start an op and returns a promise the host
-// settles later (runtime/src/js/host.rs delivers completions through `complete`). Requests: the
+// Async ops: calling one (`ops.fs_async(call)`) starts it on the host and gives its id;
+// `opAsync(id)` is the promise the host settles later (runtime/src/js/engine/event_loop.rs
+// delivers completions through `complete`). Requests: the
 // host can ask JS to do something (call a tool handler, run a test script) with `request`; the
 // handler registered for that kind answers through `ops.reply`. Errors that ops report carry a
 // `code` and become `AwfError`s.
@@ -28,9 +29,11 @@ const timers = new Map<number, { callback: () => void; repeat: boolean }>();
 type RequestHandler = (payload: any) => unknown;
 const requestHandlers = new Map<string, RequestHandler>();
 
-/** Starts a host op and resolves with its value, or rejects with an `AwfError`. */
-export function opAsync<T>(name: string, args?: unknown, bytes?: Uint8Array): Promise<T> {
-  const id = ops.async_op(name, args, bytes);
+/**
+ * The promise of an async op whose call (`ops.fs_async(...)`) started it and gave its id: it
+ * resolves with the op's value, or rejects with an `AwfError`.
+ */
+export function opAsync<T>(id: ops.Pending<T>): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
   });

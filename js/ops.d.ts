@@ -1,10 +1,16 @@
 // Types of the native module `awf:ops`: the functions the Rust host gives the built-in modules.
 // Only modules under js/ can import it (the loader refuses it from user files). Each op is
-// implemented in runtime/src/js/ops/<concern>.rs, named there without the `op_` prefix.
+// declared once in Rust, under the name it has here: the engine's primitives in
+// runtime/src/js/engine/primitives.rs, host APIs in runtime/src/js/host/<name>.rs (beside
+// js/host/<name>.ts), the others in runtime/src/js/ops/<path>.rs (beside js/<path>.ts).
+// An async op's call gives a `Pending<T>`, its id; `opAsync` (js/core.ts) turns it into the
+// promise of its `T`.
 
 declare module "awf:ops" {
-  /** Starts an async op; the host settles it later through the `complete` callback. */
-  export function async_op(name: string, args?: unknown, bytes?: Uint8Array): number;
+  /** The id of an async op in flight, whose value will be a `T`. */
+  export type Pending<T> = number & { readonly __pending?: T };
+
+  // The engine's primitives (runtime/src/js/engine/primitives.rs, lazy_builtin.rs).
   /** Registers the functions the host calls into: op completion, timers, requests. */
   export function set_callbacks(callbacks: {
     complete(id: number, ok: boolean, value: unknown): void;
@@ -13,58 +19,43 @@ declare module "awf:ops" {
   }): void;
   /** Answers a request the host made with `request`. */
   export function reply(replyId: number, ok: boolean, value: unknown): void;
-
   export function timer_start(delayMs: number, repeat: boolean): number;
   export function timer_clear(id: number): void;
   export function timer_unref(id: number, unref: boolean): void;
+  /** Evaluates a built-in now and gives its exports (js/host/lazy_global.ts). */
+  export function builtin_namespace(module: string): Record<string, unknown>;
+}
 
+// Host API ops (runtime/src/js/host/<name>.rs, beside js/host/<name>.ts).
+declare module "awf:ops" {
   /** Writes text to stdout (1) or stderr (2) without a newline. */
   export function print(fd: 1 | 2, text: string): void;
   /** Maps a JS position of a loaded module to its source position: [line, col] or null. */
   export function source_position(file: string, line: number, col: number): [number, number] | null;
-  /** Reads a value as strict JSON; throws a TypeError naming the path of what is not JSON. */
-  export function check_json(value: unknown): unknown;
 
   export function process_info(): { argv: string[]; cwd: string; env: Record<string, string>; pid: number; platform: string; arch: string; execPath: string; version: string };
   export function process_exit(code: number): never;
   export function process_chdir(dir: string): void;
 
-  /** Compiles a JSON Schema once; returns its handle. Throws a TypeError for an invalid schema. */
-  export function schema_compile(schema: unknown): number;
-  /** Field-level error lines; empty when the value fits. */
-  export function schema_check(handle: number, value: unknown): string[];
-}
-
-declare module "awf:ops" {
-  export function run_info(run: number): unknown;
-  export function run_log(run: number, message: string, fields?: Record<string, unknown>): void;
-}
-
-declare module "awf:ops" {
-  export function agent_open(run: number, spec: unknown): unknown;
-}
-
-declare module "awf:ops" {
-  export function test_run_open(options: { name: string; file: string; cwd: string | null; timeoutMs: number }): unknown;
-  export function run_events(run: number, from: number): unknown;
-  /** `awf test`: one result of the running test file as JSON (runtime/src/testing/event.rs `FileReport`). */
-  export function test_event(json: string): void;
-}
-
-// Host API ops (runtime/src/js/host/<name>.rs, beside js/host/<name>.ts).
-declare module "awf:ops" {
-  /** Evaluates a built-in now and gives its exports (js/host/lazy_global.ts). */
-  export function builtin_namespace(module: string): Record<string, unknown>;
-
   /** A file-system call (js/host/fs.ts builds it), in place; throws Node's errors. */
   export function fs_sync(call: { op: string; [key: string]: unknown }, bytes?: Uint8Array): any;
+  /** The same call on the host's blocking pool. */
+  export function fs_async(call: { op: string; [key: string]: unknown }, bytes?: Uint8Array): Pending<any>;
 
   export function child_spawn(request: unknown): { id: number; pid: number };
+  export function child_read(stream: { id: number; fd: number }): Pending<Uint8Array | undefined>;
+  export function child_write(stream: { id: number }, bytes: Uint8Array): Pending<void>;
+  export function child_wait(child: { id: number }): Pending<{ code: number | null; signal: string | null }>;
   export function child_close_stdin(id: number): void;
   export function child_kill(id: number, signal: string): boolean;
   export function child_release(id: number): void;
   export function child_spawn_sync(request: unknown, input?: Uint8Array): unknown;
 
+  export function fetch_send(
+    request: { id: number; url: string; method: string; headers: [string, string][]; redirect: string },
+    body?: Uint8Array,
+  ): Pending<unknown>;
+  export function fetch_read(exchange: { id: number }): Pending<Uint8Array | undefined>;
   export function fetch_close(id: number): void;
 
   export function url_parse(input: string, base?: string): Record<string, string> | null;
@@ -77,4 +68,34 @@ declare module "awf:ops" {
 
   export function random_bytes(count: number): Uint8Array;
   export function os_info(): Record<string, unknown>;
+}
+
+// Ops of the concerns (runtime/src/js/ops/<path>.rs, beside js/<path>.ts).
+declare module "awf:ops" {
+  // agentswf/workflow
+  /** Compiles a JSON Schema once; returns its handle. Throws a TypeError for an invalid schema. */
+  export function schema_compile(schema: unknown): number;
+  /** Field-level error lines; empty when the value fits. */
+  export function schema_check(handle: number, value: unknown): string[];
+  /** Reads a value as strict JSON; throws a TypeError naming the path of what is not JSON. */
+  export function check_json(value: unknown): unknown;
+
+  // workflow/context
+  export function run_info(run: number): unknown;
+  export function run_log(run: number, message: string, fields?: Record<string, unknown>): void;
+
+  // workflow/agents
+  export function agent_open(run: number, spec: unknown): unknown;
+  export function agent_run(request: { run: number; agent: string; prompt: unknown; schema: unknown; timeout: unknown }): Pending<unknown>;
+  export function agent_close(agent: { run: number; agent: string }): Pending<void>;
+
+  // agentswf/testing
+  export function test_run_open(options: { name: string; file: string; cwd: string | null; timeoutMs: number }): unknown;
+  export function test_run_close(run: { run: number }): Pending<void>;
+  export function test_exchange(exchange: { run: number; agent: string; request: object }): Pending<unknown>;
+  export function run_events(run: number, from: number): unknown;
+
+  // test/file_runner
+  /** `awf test`: one result of the running test file as JSON (runtime/src/testing/event.rs `FileReport`). */
+  export function test_event(json: string): void;
 }

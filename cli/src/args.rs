@@ -17,6 +17,11 @@ use clap::{Args, Parser, Subcommand};
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+
+    /// What awf says about its own work on stderr: error, warn (the default), info, debug or
+    /// trace, or tracing's filter syntax (awf_runtime::js=debug); AWF_LOG says the same
+    #[arg(long, global = true, value_name = "LEVEL")]
+    pub log_level: Option<String>,
 }
 
 #[derive(Subcommand, Debug)]

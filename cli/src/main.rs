@@ -3,6 +3,8 @@
 
 mod args;
 mod commands;
+mod failure;
+mod logging;
 
 use std::process::ExitCode;
 
@@ -10,6 +12,7 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let cli = args::Cli::parse();
+    logging::init(cli.log_level.as_deref());
     let code = match cli.command {
         args::Command::Run(run) => commands::run::run(run),
         args::Command::Logs(logs) => commands::logs::run(logs),

@@ -279,7 +279,7 @@ export async function testWorkflow<R = unknown>(workflow: Workflow<any, R>, ...r
     );
   } finally {
     clearTimer(stall);
-    await opAsync("test_run_close", { run: opened.run });
+    await opAsync(ops.test_run_close({ run: opened.run }));
     runs.delete(opened.runId);
   }
   if (failure) throw placedAt(failure.error, callSite);
@@ -486,7 +486,7 @@ interface WireResponse {
 }
 
 function exchange(state: ScriptedRun, agent: string, request: object): Promise<WireResponse> {
-  return opAsync<WireResponse>("test_exchange", { run: state.handle, agent, request });
+  return opAsync(ops.test_exchange({ run: state.handle, agent, request })) as Promise<WireResponse>;
 }
 
 async function callTool(state: ScriptedRun, request: TurnRequest, name: string, input?: unknown): Promise<ToolResult> {

@@ -207,7 +207,7 @@ export class ChildInput extends EventEmitter {
           : encodeUtf8(chunk)
         : chunk;
     this.#writes = this.#writes.then(() =>
-      opAsync("child_write", { id: this.#id }, bytes).then(
+      opAsync(ops.child_write({ id: this.#id }, bytes)).then(
         () => done?.(),
         (error) => {
           if (done) done(error as Error);
@@ -322,7 +322,7 @@ export class ChildProcess extends EventEmitter {
     if (signal?.aborted) queueMicrotask(onAbort);
     else signal?.addEventListener("abort", onAbort, { once: true });
     queueMicrotask(() => this.emit("spawn"));
-    opAsync<{ code: number | null; signal: string | null }>("child_wait", { id }).then(
+    opAsync(ops.child_wait({ id })).then(
       async ({ code, signal: endedBy }) => {
         this.#exited = true;
         this.exitCode = code;
@@ -346,7 +346,7 @@ export class ChildProcess extends EventEmitter {
 
 async function pump(id: number, fd: number, stream: ChildOutput): Promise<void> {
   for (;;) {
-    const chunk = await opAsync<Uint8Array | undefined>("child_read", { id, fd });
+    const chunk = await opAsync(ops.child_read({ id, fd }));
     if (chunk === undefined) break;
     stream.push(chunk);
   }

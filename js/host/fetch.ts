@@ -189,7 +189,7 @@ class NetworkSource {
   /** Brings the next chunk (or the end) into `chunks`. */
   pull(): Promise<void> {
     if (this.#failure !== null) return Promise.reject(this.#failure);
-    this.#pulling ??= opAsync<Uint8Array | undefined>("fetch_read", { id: this.id })
+    this.#pulling ??= opAsync(ops.fetch_read({ id: this.id }))
       .then(
         (chunk) => {
           if (chunk === undefined) this.close(null);
@@ -666,11 +666,12 @@ export async function fetch(input: string | URL | Request, init?: RequestInit): 
   const body = requestBytes(request);
   let sent: Promise<NetworkHead>;
   try {
-    sent = opAsync<NetworkHead>(
-      "fetch_send",
-      { id, url: request.url, method: request.method, headers: [...request.headers], redirect: request.redirect },
-      body ?? undefined,
-    );
+    sent = opAsync(
+      ops.fetch_send(
+        { id, url: request.url, method: request.method, headers: [...request.headers], redirect: request.redirect },
+        body ?? undefined,
+      ),
+    ) as Promise<NetworkHead>;
   } catch (error) {
     throw fetchFailed(error);
   }

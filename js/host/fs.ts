@@ -151,7 +151,7 @@ function nodeError(error: unknown): unknown {
 
 async function run(call: Call, bytes?: Uint8Array): Promise<unknown> {
   try {
-    return await opAsync("fs_async", call, bytes);
+    return await opAsync(ops.fs_async(call, bytes));
   } catch (error) {
     throw nodeError(error);
   }

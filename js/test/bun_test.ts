@@ -14,10 +14,10 @@ import {
   beginTestAssertions,
   callerSourceFile,
   checkTestAssertions,
-  EXPECT_SOURCE_FILE,
   expectCallCount,
   format,
   frameFile,
+  isExpectFile,
   stackFrames,
 } from "./expect.ts";
 
@@ -621,8 +621,11 @@ function withTimeout<T>(work: Promise<T>, timeoutMs: number, timedOut: () => Err
 // Failures as reported.
 
 const RUNNER_SOURCE_FILE: string | undefined = callerSourceFile();
-/** Frames in these files are the test machinery, not the test: failures do not show them. */
-const MACHINERY_FILES = new Set([EXPECT_SOURCE_FILE, RUNNER_SOURCE_FILE].filter((file): file is string => file !== undefined));
+
+/** Frames in expect's modules and this runner are the test machinery, not the test: failures do not show them. */
+function isMachinery(file: string): boolean {
+  return file === RUNNER_SOURCE_FILE || isExpectFile(file);
+}
 
 function failureOf(thrown: unknown): TestFailure {
   if (thrown instanceof AssertionError) {
@@ -649,7 +652,7 @@ function cleanStack(stack: unknown): string | undefined {
     .map((frame) => frame.trim())
     .filter((frame) => {
       const file = frameFile(frame);
-      return file !== undefined && !MACHINERY_FILES.has(file) && !file.startsWith("node:");
+      return file !== undefined && !isMachinery(file) && !file.startsWith("node:");
     });
   return frames.length > 0 ? frames.join("\n") : undefined;
 }

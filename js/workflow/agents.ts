@@ -73,13 +73,13 @@ export class Agent {
   }
 
   async #start(request: object): Promise<{ outcome: TurnOutcome<unknown> }> {
-    const outcome = await opAsync<TurnOutcome<unknown>>("agent_run", request);
+    const outcome = (await opAsync(ops.agent_run(request))) as TurnOutcome<unknown>;
     return { outcome };
   }
 
   /** Ends the agent once its queued turns are done; later turns reject. */
   close(): Promise<void> {
-    return opAsync<void>("agent_close", { run: this.#run, agent: this.key });
+    return opAsync(ops.agent_close({ run: this.#run, agent: this.key }));
   }
 }
 

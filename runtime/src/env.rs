@@ -15,3 +15,6 @@ pub const AWF_SESSION: &str = "AWF_SESSION";
 pub const AWF_CHECK_IN: &str = "AWF_CHECK_IN";
 /// Read by awf: the `wfa` binary agents' launchers start; default: `wfa` beside `awf`.
 pub const AWF_WFA_BIN: &str = "AWF_WFA_BIN";
+/// Read by awf: which diagnostics go to stderr, as tracing's filter directives (`debug`,
+/// `awf_runtime::js=trace,info`); `--log-level` wins over it. Default: warnings only.
+pub const AWF_LOG: &str = "AWF_LOG";

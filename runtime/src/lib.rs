@@ -10,11 +10,14 @@
 //! - `harness`: how each agent runtime is started (today: `command`).
 //! - `records`: the run folder, events.jsonl, output.json, `awf logs`.
 //! - `testing`: `awf test`.
+//! - `error`, `hint`: the library's `Error`, and the `Hint` trait the CLI prints hints by.
 
 pub mod agents;
 pub mod channel;
 pub mod env;
+pub mod error;
 pub mod harness;
+pub mod hint;
 pub mod js;
 pub mod limits;
 pub mod paths;
@@ -23,3 +26,6 @@ pub mod schema;
 pub mod testing;
 pub mod tools;
 pub mod workflow;
+
+pub use error::Error;
+pub use hint::Hint;

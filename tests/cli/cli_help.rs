@@ -1,7 +1,8 @@
 //! The command line's own texts: version, help, and how a usage error is reported (clap's
-//! conventions: help on stdout with exit 0, usage errors on stderr with exit 2).
+//! conventions: help on stdout with exit 0, usage errors on stderr with exit 2); diagnostics on
+//! stderr with --log-level or AWF_LOG.
 
-use crate::util::{awf_bin, AwfCommand};
+use crate::util::{assert_has, assert_lacks, awf_bin, AwfCommand, TempProject};
 
 fn awf(args: &[&str]) -> crate::util::Ran {
     AwfCommand::new(awf_bin()).args(args).run()
@@ -25,7 +26,7 @@ fn help_lists_the_commands() {
     assert_eq!(ran.code, Some(0), "{}", ran.stderr);
     for needle in [
         "Run agent workflows written in TypeScript.",
-        "Usage: awf <COMMAND>",
+        "Usage: awf [OPTIONS] <COMMAND>",
         "  run   Run a workflow file and print its result as JSON on stdout",
         "-V, --version",
     ] {
@@ -67,7 +68,7 @@ fn run_help_gives_flags_exit_codes_and_examples() {
 #[test]
 fn usage_errors_exit_2_on_stderr() {
     for (args, needle) in [
-        (&[][..], "Usage: awf <COMMAND>"),
+        (&[][..], "Usage: awf [OPTIONS] <COMMAND>"),
         (
             &["run"][..],
             "the following required arguments were not provided:\n  <FILE>",
@@ -96,4 +97,48 @@ fn a_bad_flag_value_is_a_usage_error_naming_the_flag() {
     let ran = awf(&["run", "wf.ts", "--cwd", "/no/such/dir"]);
     assert_eq!(ran.code, Some(2));
     assert_eq!(ran.stderr, "awf: --cwd /no/such/dir: no such directory\n");
+}
+
+#[test]
+fn diagnostics_show_on_stderr_only_when_asked() {
+    let project = TempProject::new();
+    project.file(
+        "hello.ts",
+        r#"export default defineWorkflow({
+  meta: { name: "hello", description: "Says hello." },
+  run: () => ({ hello: "world" }),
+});
+"#,
+    );
+    let quiet = project.awf(&["run", "hello.ts"]).run();
+    assert_eq!(quiet.code, Some(0), "{}", quiet.stderr);
+    assert_lacks(&quiet.stderr, "DEBUG");
+    let flag = project
+        .awf(&["--log-level", "debug", "run", "hello.ts"])
+        .run();
+    assert_eq!(flag.code, Some(0), "{}", flag.stderr);
+    assert_eq!(flag.stdout, quiet.stdout);
+    assert_has(
+        &flag.stderr,
+        "awf: DEBUG awf_runtime::js::engine::host: JS host started",
+    );
+    // Inside the run, events carry its span.
+    assert_has(
+        &flag.stderr,
+        "awf: DEBUG awf_runtime::js::engine::call run{id=",
+    );
+    let env = project
+        .awf(&["run", "hello.ts"])
+        .env("AWF_LOG", "awf_runtime::js=debug")
+        .run();
+    assert_has(
+        &env.stderr,
+        "call into JS module=\"awf:runner\" export=\"runWorkflow\"",
+    );
+    let bad = project
+        .awf(&["run", "hello.ts"])
+        .env("AWF_LOG", "nope[")
+        .run();
+    assert_eq!(bad.code, Some(0));
+    assert_has(&bad.stderr, "awf: log level \"nope[\" is not a filter");
 }

@@ -4,7 +4,8 @@
 // Shared helpers: binaries, TempProject, AwfCommand, output filters, npm tools.
 mod util;
 
-// `awf --version`, `awf --help`, `awf run --help` and usage errors, as clap prints them.
+// `awf --version`, `awf --help`, `awf run --help` and usage errors, as clap prints them;
+// --log-level and AWF_LOG.
 mod cli_help;
 // `awf run`: result on stdout, --json, --cwd, --timeout, prepare and argv, wf.log, exit codes.
 mod run;

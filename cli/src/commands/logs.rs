@@ -2,34 +2,29 @@
 
 use std::io::Write;
 
+use anyhow::Context;
 use awf_runtime::records::logs::{self, LogFilter};
 use awf_runtime::records::reader::read_events;
 
 use crate::args::LogsArgs;
+use crate::failure::Failure;
 
 pub fn run(args: LogsArgs) -> i32 {
-    let cwd = match args.cwd.map(Ok).unwrap_or_else(std::env::current_dir) {
-        Ok(cwd) => cwd,
-        Err(e) => {
-            eprintln!("awf: cannot read the current directory: {e}");
-            return 2;
-        }
+    show(args).unwrap_or_else(Failure::report)
+}
+
+fn show(args: LogsArgs) -> Result<i32, Failure> {
+    let cwd = match args.cwd {
+        Some(cwd) => cwd,
+        None => std::env::current_dir()
+            .context("cannot read the current directory")
+            .map_err(Failure::usage)?,
     };
-    let dir = match logs::find_run(&cwd, args.run.as_deref()) {
-        Ok(dir) => dir,
-        Err(message) => {
-            eprintln!("awf: {message}");
-            return 2;
-        }
-    };
+    let dir = logs::find_run(&cwd, args.run.as_deref()).map_err(|e| Failure::of(e.into(), 2))?;
     let path = dir.join("events.jsonl");
-    let events = match read_events(&path) {
-        Ok(events) => events,
-        Err(e) => {
-            eprintln!("awf: cannot read {}: {e}", path.display());
-            return 1;
-        }
-    };
+    let events = read_events(&path)
+        .with_context(|| format!("cannot read {}", path.display()))
+        .map_err(Failure::failed)?;
     let filter = LogFilter {
         agent: args.agent,
         tool: args.tool,
@@ -43,8 +38,8 @@ pub fn run(args: LogsArgs) -> i32 {
         };
         if writeln!(out, "{text}").is_err() {
             // A closed pipe (`awf logs | head`) is not an error.
-            return 0;
+            return Ok(0);
         }
     }
-    0
+    Ok(0)
 }

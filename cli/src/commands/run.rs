@@ -3,80 +3,77 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+use anyhow::anyhow;
 use awf_runtime::harness::RuntimeOverrides;
 use awf_runtime::workflow::{self, deadline::parse_duration, Ending, RunOptions};
 
 use crate::args::RunArgs;
+use crate::failure::Failure;
 
 pub fn run(args: RunArgs) -> i32 {
-    let cwd = match resolve_cwd(args.cwd) {
-        Ok(cwd) => cwd,
-        Err(message) => return usage_error(&message),
-    };
-    let timeout = match parse_duration(&args.timeout) {
-        Ok(t) => t,
-        Err(message) => return usage_error(&format!("--timeout: {message}")),
-    };
-    let overrides = match runtime_overrides(&args.runtimes) {
-        Ok(o) => o,
-        Err(message) => return usage_error(&message),
-    };
+    start(args).unwrap_or_else(Failure::report)
+}
+
+fn start(args: RunArgs) -> Result<i32, Failure> {
+    let cwd = resolve_cwd(args.cwd)?;
+    let timeout =
+        parse_duration(&args.timeout).map_err(|e| Failure::usage(anyhow!("--timeout: {e}")))?;
+    let overrides = runtime_overrides(&args.runtimes)?;
     let options = RunOptions {
         file: args.file,
         cwd: cwd.clone(),
         words: args.words,
         timeout,
         overrides,
+        log: Some(std::sync::Arc::new(|line: &str| eprintln!("{line}"))),
     };
-    let Some(runtime) = super::async_runtime() else {
-        return 1;
-    };
+    let runtime = super::async_runtime()?;
     let report = runtime.block_on(workflow::run_file(options));
     print_report(&report, args.json, &cwd);
     // Agent processes and their pumps live on the runtime; do not wait for stragglers.
     runtime.shutdown_background();
-    report.ending.exit_code()
+    Ok(report.ending.exit_code())
 }
 
 /// `--runtime NAME=COMMAND` flags, the command split on whitespace.
-fn runtime_overrides(flags: &[String]) -> Result<RuntimeOverrides, String> {
+fn runtime_overrides(flags: &[String]) -> Result<RuntimeOverrides, Failure> {
     let mut overrides = RuntimeOverrides::default();
     for flag in flags {
         let Some((name, command)) = flag.split_once('=') else {
-            return Err(format!(
-                "--runtime {flag}: expected NAME=COMMAND, e.g. --runtime codex=./fake-codex.sh"
-            ));
+            return Err(
+                Failure::usage(anyhow!("--runtime {flag}: expected NAME=COMMAND"))
+                    .with_hint("map a runtime to a command, e.g. --runtime codex=./fake-codex.sh"),
+            );
         };
         let argv: Vec<String> = command.split_whitespace().map(str::to_string).collect();
         if name.is_empty() || argv.is_empty() {
-            return Err(format!(
+            return Err(Failure::usage(anyhow!(
                 "--runtime {flag}: both the name and the command are needed"
-            ));
+            )));
         }
         overrides.by_name.insert(name.to_string(), argv);
     }
     Ok(overrides)
 }
 
-fn resolve_cwd(cwd: Option<PathBuf>) -> Result<PathBuf, String> {
+fn resolve_cwd(cwd: Option<PathBuf>) -> Result<PathBuf, Failure> {
     let dir = match cwd {
         Some(dir) => dir,
         None => std::env::current_dir()
-            .map_err(|e| format!("cannot read the current directory: {e}"))?,
+            .map_err(|e| Failure::usage(anyhow!("cannot read the current directory: {e}")))?,
     };
     match std::fs::canonicalize(&dir) {
         Ok(path) if path.is_dir() => Ok(path),
-        Ok(_) => Err(format!("--cwd {}: not a directory", dir.display())),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            Err(format!("--cwd {}: no such directory", dir.display()))
-        }
-        Err(e) => Err(format!("--cwd {}: {e}", dir.display())),
+        Ok(_) => Err(Failure::usage(anyhow!(
+            "--cwd {}: not a directory",
+            dir.display()
+        ))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(Failure::usage(anyhow!(
+            "--cwd {}: no such directory",
+            dir.display()
+        ))),
+        Err(e) => Err(Failure::usage(anyhow!("--cwd {}: {e}", dir.display()))),
     }
-}
-
-fn usage_error(message: &str) -> i32 {
-    eprintln!("awf: {message}");
-    2
 }
 
 fn print_report(report: &workflow::RunReport, json: bool, cwd: &std::path::Path) {

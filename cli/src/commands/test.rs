@@ -6,34 +6,35 @@ use std::io::{BufWriter, IsTerminal};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use anyhow::{anyhow, Context};
 use awf_runtime::limits::DEFAULT_TEST_TIMEOUT;
 use awf_runtime::testing::report::{JunitReporter, PrettyOptions, PrettyReporter, TestReporter};
 use awf_runtime::testing::{TestOptions, TestRun};
-use awf_runtime::workflow::deadline::parse_duration;
+use awf_runtime::workflow::deadline::{parse_duration, DurationError};
 
 use crate::args::TestArgs;
+use crate::failure::Failure;
 
 pub fn run(args: TestArgs) -> i32 {
-    let cwd = match std::env::current_dir().and_then(std::fs::canonicalize) {
-        Ok(cwd) => cwd,
-        Err(e) => return usage_error(&format!("cannot read the current directory: {e}")),
-    };
-    let timeout = match args
+    test(args).unwrap_or_else(Failure::report)
+}
+
+fn test(args: TestArgs) -> Result<i32, Failure> {
+    let cwd = std::env::current_dir()
+        .and_then(std::fs::canonicalize)
+        .context("cannot read the current directory")
+        .map_err(Failure::usage)?;
+    let timeout = args
         .timeout
         .as_deref()
         .map_or(Ok(DEFAULT_TEST_TIMEOUT), parse_timeout)
-    {
-        Ok(timeout) => timeout,
-        Err(message) => return usage_error(&format!("--timeout: {message}")),
-    };
+        .map_err(|e| Failure::usage(anyhow!("--timeout: {e}")))?;
     let jobs = args.jobs.map(usize::from).unwrap_or_else(|| {
         std::thread::available_parallelism()
             .map(usize::from)
             .unwrap_or(1)
     });
-    let Some(runtime) = super::async_runtime() else {
-        return 1;
-    };
+    let runtime = super::async_runtime()?;
     let options = TestOptions {
         cwd: cwd.clone(),
         name_pattern: args.name_pattern.clone(),
@@ -41,16 +42,14 @@ pub fn run(args: TestArgs) -> i32 {
         bail: args.bail,
         jobs,
     };
-    let test_run = match TestRun::prepare(&args.paths, options, runtime.handle()) {
-        Ok(test_run) => test_run,
-        Err(e) => return usage_error(&e.to_string()),
-    };
+    let test_run = TestRun::prepare(&args.paths, options, runtime.handle())
+        .map_err(|e| Failure::of(e.into(), 2))?;
     if test_run.files().is_empty() {
-        eprintln!(
-            "awf: no test files found under {}\n\nhint: test files are named *.test.ts or *.spec.ts (or .mts, .js, .mjs); a file named on the command line runs whatever it is called",
+        return Err(Failure::failed(anyhow!(
+            "no test files found under {}",
             searched(&args.paths)
-        );
-        return 1;
+        ))
+        .with_hint("test files are named *.test.ts or *.spec.ts (or .mts, .js, .mjs); a file named on the command line runs whatever it is called"));
     }
     let files = test_run.files().len();
     let terminal = std::io::stdout().is_terminal();
@@ -75,13 +74,9 @@ pub fn run(args: TestArgs) -> i32 {
     // A test's leftovers (timers, ops) died with its host; do not wait for stragglers.
     runtime.shutdown_background();
     if let (Some(junit), Some(path)) = (&junit, &args.reporter_outfile) {
-        if let Err(e) = write_report(path, &junit.xml()) {
-            eprintln!(
-                "awf: cannot write the JUnit report to {}: {e}",
-                path.display()
-            );
-            return 1;
-        }
+        write_report(path, &junit.xml())
+            .with_context(|| format!("cannot write the JUnit report to {}", path.display()))
+            .map_err(Failure::failed)?;
     }
     if totals.tests() == 0 && totals.errors == 0 {
         let plural = if files == 1 { "" } else { "s" };
@@ -93,15 +88,11 @@ pub fn run(args: TestArgs) -> i32 {
             None => eprintln!("awf: no tests found in {files} test file{plural}"),
         }
     }
-    if totals.succeeded() {
-        0
-    } else {
-        1
-    }
+    Ok(if totals.succeeded() { 0 } else { 1 })
 }
 
 /// `500ms`, `10s`, `2m`; a bare number is milliseconds (bun's `--timeout 5000`); 0 is no limit.
-fn parse_timeout(text: &str) -> Result<Duration, String> {
+fn parse_timeout(text: &str) -> Result<Duration, DurationError> {
     match text.trim().parse::<u64>() {
         Ok(ms) => Ok(Duration::from_millis(ms)),
         Err(_) => parse_duration(text),
@@ -124,11 +115,6 @@ fn searched(paths: &[PathBuf]) -> String {
         .map(|p| p.display().to_string())
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-fn usage_error(message: &str) -> i32 {
-    eprintln!("awf: {message}");
-    2
 }
 
 #[cfg(test)]

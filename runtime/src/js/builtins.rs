@@ -65,6 +65,13 @@ const SOURCES: &[(&str, &str)] = builtins![
     "typebox",
     "test/bun_test",
     "test/expect",
+    "test/expect/asymmetric",
+    "test/expect/asymmetric_matcher",
+    "test/expect/diff",
+    "test/expect/equality",
+    "test/expect/format",
+    "test/expect/matchers",
+    "test/expect/stack",
     "test/file_runner",
 ];
 

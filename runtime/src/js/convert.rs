@@ -69,17 +69,6 @@ pub fn to_json(value: &Value<'_>) -> Result<Option<serde_json::Value>, NotJson> 
     walk.value(value, &mut "value".to_string()).map(Some)
 }
 
-/// `to_json` for places where anything goes wrong is a plain engine error (op arguments).
-pub fn to_json_or_throw<'js>(
-    ctx: &Ctx<'js>,
-    value: &Value<'js>,
-) -> rquickjs::Result<serde_json::Value> {
-    match to_json(value) {
-        Ok(v) => Ok(v.unwrap_or(serde_json::Value::Null)),
-        Err(e) => Err(rquickjs::Exception::throw_type(ctx, &e.to_string())),
-    }
-}
-
 struct Walk<'js> {
     /// Objects on the path from the root to here, to tell a cycle from a shared value.
     open: Vec<(usize, String)>,

@@ -9,9 +9,7 @@
 //! The loader reads files, strips TypeScript (`transpile.rs`), registers each module's position
 //! map and import sites, and turns JSON files into a module whose default export is the data.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
 
 use rquickjs::loader::{ImportAttributes, Loader, Resolver};
 use rquickjs::module::Declared;
@@ -19,20 +17,12 @@ use rquickjs::{Ctx, Exception, Module, Object, Value};
 
 use super::builtins;
 use super::engine::HostState;
-use super::ops::OpsModule;
 use super::transpile::{transpile, ImportSite, SourceKind};
 
 const EXTENSIONS: &[&str] = &["ts", "mts", "js", "mjs", "json"];
 
-pub struct AwfResolver {
-    state: Rc<HostState>,
-}
-
-impl AwfResolver {
-    pub fn new(state: Rc<HostState>) -> AwfResolver {
-        AwfResolver { state }
-    }
-}
+/// Resolves for whichever host's context asks (hosts share a runtime in `awf test`).
+pub struct AwfResolver;
 
 impl Resolver for AwfResolver {
     fn resolve<'js>(
@@ -62,45 +52,38 @@ impl Resolver for AwfResolver {
             return Ok(name.to_string());
         }
         if is_path(name) {
-            if let Some(found) = resolve_file(&self.state.cwd(), base, name) {
+            if let Some(found) = resolve_file(&HostState::of(ctx).cwd(), base, name) {
                 return Ok(found.display().to_string());
             }
         }
-        Err(self.unresolved(ctx, base, name))
+        Err(unresolved(ctx, base, name))
     }
 }
 
-impl AwfResolver {
-    fn unresolved<'js>(&self, ctx: &Ctx<'js>, base: &str, name: &str) -> rquickjs::Error {
-        let site = self.state.import_site(base, name);
-        let cwd = self.state.cwd();
-        let from = match &site {
-            Some(pos) => format!("{}:{}:{}", shown_path(base, &cwd), pos.line, pos.col),
-            None => shown_path(base, &cwd),
-        };
-        let message = format!("cannot resolve \"{name}\" from {from}");
-        let hint = hint_for(name);
-        let location = site.map(|pos| (base.to_string(), pos.line, pos.col));
-        throw_located(
-            ctx,
-            "Error",
-            "module-not-found",
-            &message,
-            location,
-            hint.as_deref(),
-        )
-    }
+/// The error of an import that resolves to nothing, placed where it was written.
+fn unresolved<'js>(ctx: &Ctx<'js>, base: &str, name: &str) -> rquickjs::Error {
+    let state = HostState::of(ctx);
+    let site = state.import_site(base, name);
+    let cwd = state.cwd();
+    let from = match &site {
+        Some(pos) => format!("{}:{}:{}", shown_path(base, &cwd), pos.line, pos.col),
+        None => shown_path(base, &cwd),
+    };
+    let message = format!("cannot resolve \"{name}\" from {from}");
+    let hint = hint_for(name);
+    let location = site.map(|pos| (base.to_string(), pos.line, pos.col));
+    throw_located(
+        ctx,
+        "Error",
+        "module-not-found",
+        &message,
+        location,
+        hint.as_deref(),
+    )
 }
 
-pub struct AwfLoader {
-    state: Rc<HostState>,
-}
-
-impl AwfLoader {
-    pub fn new(state: Rc<HostState>) -> AwfLoader {
-        AwfLoader { state }
-    }
-}
+/// Loads for whichever host's context asks, into that host's source registry.
+pub struct AwfLoader;
 
 impl Loader for AwfLoader {
     fn load<'js>(
@@ -109,16 +92,14 @@ impl Loader for AwfLoader {
         name: &str,
         _attributes: Option<ImportAttributes<'js>>,
     ) -> rquickjs::Result<Module<'js, Declared>> {
-        if name == "awf:ops" {
-            return Module::declare_def::<OpsModule, _>(ctx.clone(), name);
-        }
-        if let Some(module) = declare_builtin(ctx, &self.state, name) {
+        let state = HostState::of(ctx);
+        if let Some(module) = declare_builtin(ctx, &state, name) {
             return module;
         }
         let source = std::fs::read_to_string(name)
             .map_err(|e| Exception::throw_message(ctx, &format!("cannot read {name}: {e}")))?;
         if name.ends_with(".json") {
-            return self.load_json(ctx, name, &source);
+            return load_json(ctx, &state, name, &source);
         }
         let transpiled = match transpile(name, &source, SourceKind::of_path(name)) {
             Ok(t) => t,
@@ -134,8 +115,8 @@ impl Loader for AwfLoader {
                 ));
             }
         };
-        self.state.record_imports(name, transpiled.imports);
-        self.state
+        state.record_imports(name, transpiled.imports);
+        state
             .sources
             .borrow_mut()
             .insert(name, source, transpiled.map);
@@ -168,34 +149,33 @@ pub fn declare_builtin<'js>(
     Some(unsafe { Module::load(ctx.clone(), built.bytecode) })
 }
 
-impl AwfLoader {
-    fn load_json<'js>(
-        &self,
-        ctx: &Ctx<'js>,
-        name: &str,
-        source: &str,
-    ) -> rquickjs::Result<Module<'js, Declared>> {
-        if let Err(e) = serde_json::from_str::<serde_json::Value>(source) {
-            let location = Some((name.to_string(), e.line() as u32, e.column() as u32));
-            // The position goes in front of the message (see `JsError::render`), not after it.
-            let text = e.to_string();
-            let problem = text.split(" at line ").next().unwrap_or(&text);
-            let message = format!("not valid JSON: {problem}");
-            return Err(throw_located(
-                ctx,
-                "SyntaxError",
-                "syntax-error",
-                &message,
-                location,
-                None,
-            ));
-        }
-        self.state
-            .sources
-            .borrow_mut()
-            .insert(name, source.to_string(), None);
-        Module::declare(ctx.clone(), name, format!("export default {source};"))
+/// A JSON file as a module whose default export is its data.
+fn load_json<'js>(
+    ctx: &Ctx<'js>,
+    state: &HostState,
+    name: &str,
+    source: &str,
+) -> rquickjs::Result<Module<'js, Declared>> {
+    if let Err(e) = serde_json::from_str::<serde_json::Value>(source) {
+        let location = Some((name.to_string(), e.line() as u32, e.column() as u32));
+        // The position goes in front of the message (see `JsError::render`), not after it.
+        let text = e.to_string();
+        let problem = text.split(" at line ").next().unwrap_or(&text);
+        let message = format!("not valid JSON: {problem}");
+        return Err(throw_located(
+            ctx,
+            "SyntaxError",
+            "syntax-error",
+            &message,
+            location,
+            None,
+        ));
     }
+    state
+        .sources
+        .borrow_mut()
+        .insert(name, source.to_string(), None);
+    Module::declare(ctx.clone(), name, format!("export default {source};"))
 }
 
 impl HostState {
@@ -231,9 +211,6 @@ fn set_import_meta(module: &Module<'_, Declared>, file: &str) -> rquickjs::Resul
     meta.set("dirname", dir)?;
     Ok(())
 }
-
-/// Import sites of each loaded file module, for resolve errors.
-pub type ImportSites = HashMap<String, Vec<ImportSite>>;
 
 fn is_path(name: &str) -> bool {
     name.starts_with("./")

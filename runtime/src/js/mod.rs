@@ -1,10 +1,11 @@
 //! The JS engine door: QuickJS-NG through rquickjs, and nothing else in the crate names it.
 //!
-//! `JsHost` starts an engine with awf's host installed (js/bootstrap.ts: console, timers,
-//! process, the author globals) and calls into built-in modules, driving its event loop until
-//! the call settles. Below it: `loader` (module names to code), `builtins` (the embedded TS),
-//! `transpile` and `source_map` (TS to JS and back), `errors` (thrown values as `JsError`),
-//! `convert` (JSON across the boundary) and `ops` (the native functions built-ins call).
+//! `JsHost::new` starts an engine (`engine/`) serving awf's ops: the host APIs (`host/`, the
+//! Rust half of js/host/*.ts) and the concerns' ops (`ops/`, the Rust half of the other
+//! built-ins), then loads js/bootstrap.ts (console, timers, process, the author globals). Beside
+//! them: `loader` (module names to code), `builtins` (the embedded TS), `transpile` and
+//! `source_map` (TS to JS and back), `errors` (thrown values as `JsError`) and `convert` (JSON
+//! across the boundary).
 
 mod builtin_path;
 mod builtins;
@@ -19,7 +20,27 @@ mod transpile;
 
 pub use engine::{
     CallEnd, ConsoleTarget, HostConfig, HostState, JsFailure, JsHost, JsReply, JsRequester,
-    OutputSink, OutputStream,
+    JsRuntime, OpError, OpResult, OpValue, OutputSink, OutputStream,
 };
 pub use errors::{JsError, Location};
-pub use ops::{OpError, OpFuture, OpResult, OpValue};
+/// The gate a host's file, network, process and environment access passes; put one with a host
+/// (`host.state().put(Rc::new(gate))`) to narrow it, before the code it bounds runs.
+pub use host::permissions::{Grant, Permissions};
+
+use engine::OpTable;
+
+/// Every op a host serves: the host APIs, then the concerns'.
+const OPS: OpTable = &[host::OPS, ops::OPS];
+
+impl JsHost {
+    /// A host serving all of awf's ops, with js/bootstrap.ts loaded, in a runtime of its own.
+    pub fn new(config: HostConfig) -> Result<JsHost, JsError> {
+        JsHost::start(config, OPS)
+    }
+
+    /// The same in `runtime`, which no other host uses now (`awf test` runs its files one after
+    /// the other in one runtime per thread).
+    pub fn new_in(runtime: &JsRuntime, config: HostConfig) -> Result<JsHost, JsError> {
+        JsHost::start_in(runtime, config, OPS)
+    }
+}

@@ -33,9 +33,29 @@ impl LogFilter {
     }
 }
 
+/// Why `awf logs` found no run to show.
+#[derive(Debug, thiserror::Error)]
+pub enum LogsError {
+    #[error("no run {run} under {}", runs.display())]
+    NoSuchRun { run: String, runs: PathBuf },
+    #[error("no runs under {}", runs.display())]
+    NoRuns { runs: PathBuf },
+}
+
+impl crate::hint::Hint for LogsError {
+    fn hint(&self) -> Option<String> {
+        Some(match self {
+            LogsError::NoSuchRun { .. } => {
+                "a run id is the name of a folder under .awf/runs/<workflow>/; `awf logs` alone shows the latest run".into()
+            }
+            LogsError::NoRuns { .. } => "`awf run` a workflow here first, or pass --cwd".into(),
+        })
+    }
+}
+
 /// The run folder `awf logs [RUN]` means: a folder path, a run id under `<cwd>/.awf/runs`, or
 /// (none given) the latest run there.
-pub fn find_run(cwd: &Path, run: Option<&str>) -> Result<PathBuf, String> {
+pub fn find_run(cwd: &Path, run: Option<&str>) -> Result<PathBuf, LogsError> {
     let runs = cwd.join(RUNS_DIR);
     if let Some(run) = run {
         let as_path = cwd.join(run);
@@ -45,17 +65,15 @@ pub fn find_run(cwd: &Path, run: Option<&str>) -> Result<PathBuf, String> {
         return all_runs(&runs)
             .into_iter()
             .find(|dir| dir.file_name().and_then(|n| n.to_str()) == Some(run))
-            .ok_or_else(|| format!("no run {run} under {}", runs.display()));
+            .ok_or_else(|| LogsError::NoSuchRun {
+                run: run.to_string(),
+                runs: runs.clone(),
+            });
     }
     all_runs(&runs)
         .into_iter()
         .max_by(|a, b| a.file_name().cmp(&b.file_name()))
-        .ok_or_else(|| {
-            format!(
-                "no runs under {}; `awf run` a workflow here first, or pass --cwd",
-                runs.display()
-            )
-        })
+        .ok_or(LogsError::NoRuns { runs })
 }
 
 /// Every `<workflow>/<run-id>` folder with an events file.

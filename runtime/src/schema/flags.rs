@@ -20,7 +20,7 @@
 use serde_json::{Map, Number, Value};
 
 use super::field_error::property_path;
-use super::input::InputProblem;
+use super::problem::InputProblem;
 use super::shape::{shape_of, Flag, FlagKind, Shape};
 use super::Schema;
 

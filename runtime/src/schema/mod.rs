@@ -9,7 +9,7 @@
 //! - `shape`: whether an input is taught as `--name value` options or as JSON on stdin.
 //! - [`teach`]: the texts appended to a prompt: how to answer a turn, how to call tools.
 //! - [`flags`]: option words to a checked value; `input`: JSON text to a checked value
-//!   ([`parse_json_payload`]) and [`InputProblem`], what either form reports.
+//!   ([`parse_json_payload`]); `problem`: [`InputProblem`], what either form reports.
 //!
 //! Which turn or tool a value belongs to, refusal codes and the wire are left to `agents`,
 //! `tools` and `channel`; this module knows only schemas, values and words.
@@ -20,6 +20,7 @@ mod field_error;
 pub mod flags;
 mod input;
 mod path;
+mod problem;
 mod shape;
 pub mod teach;
 mod union;
@@ -32,7 +33,8 @@ use serde_json::Value;
 pub use compile::SchemaError;
 pub use describe::describe;
 pub use field_error::FieldError;
-pub use input::{parse_json_payload, read_payload, InputProblem};
+pub use input::{parse_json_payload, read_payload};
+pub use problem::InputProblem;
 
 /// A JSON Schema compiled once, with the JSON it was compiled from.
 ///

@@ -262,10 +262,15 @@ pub enum FileReport {
     },
 }
 
+/// A report from js/test/file_runner.ts that does not read as one.
+#[derive(Debug, thiserror::Error)]
+#[error("not a test report: {0}")]
+pub struct ReportError(#[from] serde_json::Error);
+
 impl FileReport {
     /// Reads one report as the op received it.
-    pub fn from_json_text(text: &str) -> Result<FileReport, String> {
-        serde_json::from_str(text).map_err(|e| format!("not a test report: {e}"))
+    pub fn from_json_text(text: &str) -> Result<FileReport, ReportError> {
+        Ok(serde_json::from_str(text)?)
     }
 }
 

@@ -1,5 +1,5 @@
-//! One test file in one fresh `JsHost`, on the calling thread, from the host's start to its
-//! drop.
+//! One test file in one fresh `JsHost` (a new context in the thread's runtime), on the calling
+//! thread, from the host's start to its drop.
 //!
 //! The host's console output, its test results (the `test_event` op) and the errors nobody
 //! caught all go to one `Recorder`, which turns them into `TestEvent`s in the order they
@@ -25,12 +25,12 @@ use serde_json::json;
 use tokio::runtime::Handle;
 use tokio::sync::watch;
 
+use super::bail::Bail;
 use super::event::{
     millis, FileReport, FileReportSink, SourceLocation, TestEvent, TestFailure, TestFile, TestName,
     TestOutcome,
 };
-use super::Bail;
-use crate::js::{CallEnd, ConsoleTarget, HostConfig, JsError, JsHost, OutputSink};
+use crate::js::{CallEnd, ConsoleTarget, HostConfig, JsError, JsHost, JsRuntime, OutputSink};
 
 /// How often a running file's results go to the runner (and, for the file being shown, to
 /// the screen).
@@ -62,12 +62,16 @@ pub(super) struct FileSettings {
 pub(super) fn run_file(
     file: &TestFile,
     settings: &FileSettings,
+    js: &Result<JsRuntime, JsError>,
     runtime: &Handle,
     stop: watch::Receiver<bool>,
     send: impl Fn(Vec<FileMessage>) + 'static,
 ) {
     let recorder = Rc::new(Recorder::new(Box::new(send), settings.bail.clone()));
-    let end = runtime.block_on(drive(file, settings, recorder.clone(), stop));
+    let end = runtime.block_on(drive(file, settings, js, recorder.clone(), stop));
+    if let Ok(js) = js {
+        js.collect_garbage();
+    }
     if let Some(end) = end {
         recorder.call_ended(end);
     }
@@ -78,6 +82,7 @@ pub(super) fn run_file(
 async fn drive(
     file: &TestFile,
     settings: &FileSettings,
+    js: &Result<JsRuntime, JsError>,
     recorder: Rc<Recorder>,
     stop: watch::Receiver<bool>,
 ) -> Option<Ended> {
@@ -92,7 +97,11 @@ async fn drive(
             })
         })),
     };
-    let mut host = match JsHost::new(config) {
+    let started = match js {
+        Ok(js) => JsHost::new_in(js, config),
+        Err(error) => Err(error.clone()),
+    };
+    let mut host = match started {
         Ok(host) => host,
         Err(error) => return Some(Ended::NoEngine(error)),
     };

@@ -1,5 +1,7 @@
-//! `awf test`: find the test files, run each in a fresh `JsHost` on a thread of its own (as
-//! many at once as there are cores), and hand their events to the reporters in a stable order.
+//! `awf test`: find the test files, run each in a fresh `JsHost` (a context of its own: its own
+//! globals and modules) on one of as many threads as there are cores, each thread taking the next
+//! file when it is done with one and keeping one QuickJS runtime for all its files; hand their
+//! events to the reporters in a stable order.
 //!
 //! - `discover`: which files run.
 //! - `file`: one file in one host: its lifecycle, from start to the host's drop.
@@ -10,6 +12,7 @@
 //! done streams its events live, the ones after it wait in a buffer until it ends, so output
 //! never interleaves. The CLI (cli/src/commands/test.rs) only parses arguments and prints.
 
+mod bail;
 pub mod discover;
 pub mod event;
 mod file;
@@ -24,7 +27,9 @@ use std::time::{Duration, Instant};
 use tokio::runtime::Handle;
 use tokio::sync::watch;
 
-use crate::js::{CallEnd, ConsoleTarget, HostConfig, JsHost};
+use bail::Bail;
+
+use crate::js::{CallEnd, ConsoleTarget, HostConfig, JsHost, JsRuntime};
 use event::{TestEvent, TestFile, Totals};
 use file::{FileMessage, FileSettings};
 use report::TestReporter;
@@ -50,6 +55,20 @@ pub enum TestError {
     BadPattern { pattern: String, reason: String },
     #[error("cannot start the JS engine to check -t: {0}")]
     Engine(String),
+}
+
+impl crate::hint::Hint for TestError {
+    fn hint(&self) -> Option<String> {
+        match self {
+            TestError::MissingPath { .. } => {
+                Some("pass test files or folders that exist, or none to search the current directory".into())
+            }
+            TestError::BadPattern { .. } => {
+                Some("-t takes a JavaScript regular expression; escape ( ) [ ] . * + ? with a backslash to match them as text".into())
+            }
+            TestError::Unreadable { .. } | TestError::Engine(_) => None,
+        }
+    }
 }
 
 /// How the tests run.
@@ -149,20 +168,24 @@ fn run_files(
             std::thread::Builder::new()
                 .name(format!("awf-test-{worker}"))
                 .stack_size(FILE_THREAD_STACK)
-                .spawn_scoped(scope, move || loop {
-                    let index = next_file.fetch_add(1, Ordering::SeqCst);
-                    let Some(file) = files.get(index) else {
-                        break;
-                    };
-                    if *stopped.borrow() {
-                        let _ = sender.send((index, vec![FileMessage::NotRun]));
-                        continue;
+                .spawn_scoped(scope, move || {
+                    // One QuickJS runtime for the thread's files, a fresh context for each.
+                    let js = JsRuntime::new();
+                    loop {
+                        let index = next_file.fetch_add(1, Ordering::SeqCst);
+                        let Some(file) = files.get(index) else {
+                            break;
+                        };
+                        if *stopped.borrow() {
+                            let _ = sender.send((index, vec![FileMessage::NotRun]));
+                            continue;
+                        }
+                        let sender = sender.clone();
+                        let send = move |batch| {
+                            let _ = sender.send((index, batch));
+                        };
+                        file::run_file(file, settings, &js, runtime, stopped.clone(), send);
                     }
-                    let sender = sender.clone();
-                    let send = move |batch| {
-                        let _ = sender.send((index, batch));
-                    };
-                    file::run_file(file, settings, runtime, stopped.clone(), send);
                 })
                 .expect("the OS starts a thread for a test file");
         }
@@ -173,25 +196,6 @@ fn run_files(
         }
     });
     settings.bail.limit.filter(|_| *stopped.borrow())
-}
-
-/// `--bail`: the failures reported so far, by every file, and the signal that stops them all.
-pub(crate) struct Bail {
-    limit: Option<usize>,
-    failures: AtomicUsize,
-    stop: watch::Sender<bool>,
-}
-
-impl Bail {
-    /// Counts one failure; true when it is the one that stops the run.
-    pub(crate) fn count_failure(&self) -> bool {
-        let failures = self.failures.fetch_add(1, Ordering::SeqCst) + 1;
-        let last = self.limit == Some(failures);
-        if last {
-            let _ = self.stop.send(true);
-        }
-        last
-    }
 }
 
 /// Releases each file's messages in plan order: those of the first file not yet done go out as

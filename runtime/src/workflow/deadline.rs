@@ -3,24 +3,41 @@
 
 use std::time::{Duration, Instant};
 
+/// Why a text is not a duration.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DurationError {
+    #[error("a duration is empty; write it as 1500ms, 30s, 20m or 1h")]
+    Empty,
+    #[error("\"{0}\" has no unit; write it as 1500ms, 30s, 20m or 1h (a bare number means milliseconds only when given as a number)")]
+    NoUnit(String),
+    #[error("\"{0}\" is not a duration; write it as 1500ms, 30s, 20m, 1h or 1h30m")]
+    NotADuration(String),
+}
+
+impl crate::hint::Hint for DurationError {
+    /// The text already says how to write one.
+    fn hint(&self) -> Option<String> {
+        None
+    }
+}
+
 /// Parses `"1500ms"`, `"30s"`, `"20m"`, `"2h"`, `"1h30m"`, `"1.5s"`.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
+pub fn parse_duration(text: &str) -> Result<Duration, DurationError> {
     let trimmed = text.trim();
     if trimmed.is_empty() {
-        return Err("a duration is empty; write it as 1500ms, 30s, 20m or 1h".into());
+        return Err(DurationError::Empty);
     }
+    let not_a_duration = || DurationError::NotADuration(text.to_string());
     let mut total = Duration::ZERO;
     let mut rest = trimmed;
     while !rest.is_empty() {
         let number_len = rest
             .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .ok_or_else(|| unit_missing(text))?;
+            .ok_or_else(|| DurationError::NoUnit(text.to_string()))?;
         if number_len == 0 {
-            return Err(not_a_duration(text));
+            return Err(not_a_duration());
         }
-        let value: f64 = rest[..number_len]
-            .parse()
-            .map_err(|_| not_a_duration(text))?;
+        let value: f64 = rest[..number_len].parse().map_err(|_| not_a_duration())?;
         rest = &rest[number_len..];
         let unit_len = rest
             .find(|c: char| c.is_ascii_digit() || c == '.')
@@ -30,21 +47,13 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
             "s" => 1.0,
             "m" => 60.0,
             "h" => 3600.0,
-            _ => return Err(not_a_duration(text)),
+            _ => return Err(not_a_duration()),
         };
         rest = &rest[unit_len..];
-        total += Duration::try_from_secs_f64(value * seconds_per_unit)
-            .map_err(|_| not_a_duration(text))?;
+        total +=
+            Duration::try_from_secs_f64(value * seconds_per_unit).map_err(|_| not_a_duration())?;
     }
     Ok(total)
-}
-
-fn unit_missing(text: &str) -> String {
-    format!("\"{text}\" has no unit; write it as 1500ms, 30s, 20m or 1h (a bare number means milliseconds only when given as a number)")
-}
-
-fn not_a_duration(text: &str) -> String {
-    format!("\"{text}\" is not a duration; write it as 1500ms, 30s, 20m, 1h or 1h30m")
 }
 
 /// A duration for people: `1500ms`, `30s`, `20m`, `1h30m`.
@@ -96,7 +105,10 @@ mod tests {
         for bad in ["", "30", "abc", "10x", "m", "1.2.3s", "-5s"] {
             assert!(parse_duration(bad).is_err(), "{bad:?}");
         }
-        assert!(parse_duration("30").unwrap_err().contains("has no unit"));
+        assert!(parse_duration("30")
+            .unwrap_err()
+            .to_string()
+            .contains("has no unit"));
     }
 
     #[test]

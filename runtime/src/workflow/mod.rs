@@ -3,209 +3,32 @@
 //! `run_file` is what `awf run` does. The JS half (js/runner.ts) imports the file, checks its
 //! default export, calls `prepare` and `run`; this half owns the run's lifecycle: the run folder
 //! and its records, the run's deadline, Ctrl-C and SIGTERM, and the ending (exit.rs) that picks
-//! the exit code. `Run` is the state one run's ops share.
+//! the exit code. `Run` (run.rs) is the state one run's ops share.
 
 pub mod deadline;
 pub mod exit;
+pub mod run;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, SystemTime};
 
 use serde_json::{json, Value};
 use tokio::signal::unix::{signal, SignalKind};
+use tracing::Instrument;
 
-use crate::agents::{Agents, RunLink};
 use crate::harness::RuntimeOverrides;
-use crate::js::{CallEnd, ConsoleTarget, HostConfig, JsError, JsHost, JsRequester};
-use crate::records::{time, Event, RunDir};
+use crate::js::{CallEnd, ConsoleTarget, HostConfig, JsError, JsHost};
+use crate::records::{time, Event};
 pub use exit::Ending;
+use run::{LogSink, Run, RunMode, RunSpec};
 
 /// How long workflow code may still run after the run's deadline before it is stopped, so that
 /// it can see its turns end `timed-out` and return what it has.
 pub const DEADLINE_GRACE: Duration = Duration::from_secs(5);
 
-impl Drop for Run {
-    /// A test that timed out never closed its run: its folders go when the run does.
-    fn drop(&mut self) {
-        self.remove_scratch();
-    }
-}
-
-/// What a run is opened with.
-pub struct RunSpec<'a> {
-    pub workflow: &'a str,
-    pub file: &'a Path,
-    pub cwd: &'a Path,
-    pub argv: &'a [String],
-    pub timeout: Duration,
-    pub overrides: RuntimeOverrides,
-    /// Asks the run's JS to call tool handlers (and, in tests, scripts).
-    pub js: JsRequester,
-    pub mode: RunMode,
-}
-
-/// Whether agents are real processes or scripted by a test.
-pub enum RunMode {
-    Live,
-    /// `testWorkflow`: every agent is played by the test's scripts; records go under
-    /// `records_root` and are also kept in memory for the test to read. `scratch` folders are
-    /// removed at the run's end.
-    Scripted {
-        records_root: PathBuf,
-        scratch: Vec<PathBuf>,
-    },
-}
-
-/// One run's shared state: its identity, records, deadline and agents.
-pub struct Run {
-    pub id: String,
-    pub workflow: String,
-    pub file: PathBuf,
-    pub cwd: PathBuf,
-    pub started: SystemTime,
-    pub deadline: Instant,
-    pub records: Arc<RunDir>,
-    pub agents: Agents,
-    cancel: tokio::sync::watch::Sender<bool>,
-    /// Folders made for the run alone (a test's temp cwd and records), removed at its end.
-    scratch: Vec<PathBuf>,
-    /// A tested run keeps its log for `run.logs` and prints nothing: the test's output is the
-    /// runner's.
-    scripted: bool,
-}
-
-impl Run {
-    /// Creates the run's folder and writes `run.json` and the first event.
-    pub fn open(spec: RunSpec<'_>) -> std::io::Result<Run> {
-        let started = SystemTime::now();
-        let id = time::new_run_id(started);
-        let scripted = matches!(spec.mode, RunMode::Scripted { .. });
-        let records_root = match &spec.mode {
-            RunMode::Live => spec.cwd,
-            RunMode::Scripted { records_root, .. } => records_root.as_path(),
-        };
-        let records = RunDir::create(records_root, spec.workflow, &id)?;
-        if scripted {
-            records.keep_events();
-        }
-        // Behind: the run need not wait for the disk; output.json's write waits for it.
-        records.write_json_behind(
-            "run.json",
-            &json!({
-                "version": 1,
-                "runId": id,
-                "workflow": spec.workflow,
-                "file": spec.file.display().to_string(),
-                "cwd": spec.cwd.display().to_string(),
-                "argv": spec.argv,
-                "timeoutMs": spec.timeout.as_millis() as u64,
-                "startedAt": time::rfc3339(started),
-            }),
-        )?;
-        records.append(&Event::RunStarted {
-            run_id: id.clone(),
-            workflow: spec.workflow.to_string(),
-            file: spec.file.display().to_string(),
-            cwd: spec.cwd.display().to_string(),
-            argv: spec.argv.to_vec(),
-        })?;
-        let records = Arc::new(records);
-        let deadline = Instant::now() + spec.timeout;
-        let (cancel, cancelled) = tokio::sync::watch::channel(false);
-        let agents = Agents::new(RunLink {
-            run_id: id.clone(),
-            js: spec.js,
-            records: records.clone(),
-            cwd: spec.cwd.to_path_buf(),
-            deadline,
-            cancelled,
-            overrides: spec.overrides,
-            scripted,
-        });
-        Ok(Run {
-            id,
-            workflow: spec.workflow.to_string(),
-            file: spec.file.to_path_buf(),
-            cwd: spec.cwd.to_path_buf(),
-            started,
-            deadline,
-            records,
-            agents,
-            cancel,
-            scratch: match spec.mode {
-                RunMode::Live => Vec::new(),
-                RunMode::Scripted { scratch, .. } => scratch,
-            },
-            scripted,
-        })
-    }
-
-    /// Ends a run that JS drove (a test's): cancels what is left, lets the turns settle, stops
-    /// the agents' sockets and removes the run's scratch folders.
-    pub async fn close(&self) {
-        self.cancel();
-        self.agents.settled().await;
-        self.agents.shut_down();
-        self.remove_scratch();
-    }
-
-    fn remove_scratch(&self) {
-        if self.scratch.is_empty() {
-            return;
-        }
-        // run.json may still be on its way into a scratch folder.
-        let _ = self.records.catch_up();
-        for dir in &self.scratch {
-            let _ = std::fs::remove_dir_all(dir);
-        }
-    }
-
-    /// Cancels every turn of the run: queued ones and running ones end `cancelled`.
-    pub fn cancel(&self) {
-        self.cancel.send_replace(true);
-    }
-
-    /// `wf.log`: a line on stderr (not in a test) and in the records.
-    pub fn log(&self, message: &str, fields: Option<Value>) {
-        if !self.scripted {
-            eprintln!("{}", log_line(message, fields.as_ref()));
-        }
-        self.record(&Event::Log {
-            message: message.to_string(),
-            fields,
-        });
-    }
-
-    /// Appends an event; a record that cannot be written is reported once on stderr, and the run
-    /// goes on (losing a log line must not fail a workflow).
-    pub fn record(&self, event: &Event) {
-        if let Err(e) = self.records.append(event) {
-            eprintln!(
-                "awf: cannot append to {}: {e}",
-                self.records.path().join("events.jsonl").display()
-            );
-        }
-    }
-}
-
-/// `message key=value ...`: a string value without spaces as it is, any other value as JSON.
-fn log_line(message: &str, fields: Option<&Value>) -> String {
-    let mut line = message.to_string();
-    if let Some(Value::Object(map)) = fields {
-        for (key, value) in map {
-            let shown = match value {
-                Value::String(s) if !s.contains(char::is_whitespace) && !s.is_empty() => s.clone(),
-                other => other.to_string(),
-            };
-            line.push_str(&format!(" {key}={shown}"));
-        }
-    }
-    line
-}
-
 /// What `awf run` was asked.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct RunOptions {
     pub file: PathBuf,
     pub cwd: PathBuf,
@@ -214,6 +37,8 @@ pub struct RunOptions {
     pub timeout: Duration,
     /// Runtime names mapped to commands for this run (`--runtime NAME=COMMAND`).
     pub overrides: RuntimeOverrides,
+    /// Where `wf.log` lines go as they are logged, beside the records.
+    pub log: Option<LogSink>,
 }
 
 /// How a run ended, for the CLI to print.
@@ -286,7 +111,9 @@ pub async fn run_file(options: RunOptions) -> RunReport {
         timeout: options.timeout,
         overrides: options.overrides.clone(),
         js: host.requester(),
-        mode: RunMode::Live,
+        mode: RunMode::Live {
+            log: options.log.clone(),
+        },
     }) {
         Ok(run) => Arc::new(run),
         Err(e) => {
@@ -305,19 +132,26 @@ pub async fn run_file(options: RunOptions) -> RunReport {
             }
         }
     };
-    let handle = host.state().add_run(run.clone());
+    let handle = host.state().add_handle(run.clone());
     let args = json!({ "run": handle, "argv": options.words, "cwd": options.cwd.display().to_string(), "runId": run.id });
     let mut signals = Signals::listen();
-    let end = drive(&mut host, &run, args, &mut signals).await;
-    // Turns the workflow left running end now; their agents' groups are killed.
-    run.cancel();
-    tokio::select! {
-        _ = run.agents.settled() => {}
-        sig = signals.next() => exit_at_once(sig),
+    let span = tracing::info_span!("run", id = %run.id, workflow = %run.workflow);
+    let end = drive(&mut host, &run, args, &mut signals)
+        .instrument(span.clone())
+        .await;
+    async {
+        // Turns the workflow left running end now; their agents' groups are killed.
+        run.cancel();
+        tokio::select! {
+            _ = run.agents.settled() => {}
+            sig = signals.next() => exit_at_once(sig),
+        }
+        run.agents.shut_down();
     }
-    run.agents.shut_down();
+    .instrument(span.clone())
+    .await;
     drop(host);
-    finish(&run, end)
+    span.in_scope(|| finish(&run, end))
 }
 
 /// What stopped a run from outside its own code.
@@ -360,7 +194,7 @@ async fn recv(signal: &mut Option<tokio::signal::unix::Signal>) {
 /// A second Ctrl-C: kill every agent group and exit now, without records.
 fn exit_at_once(signal: i32) -> ! {
     crate::harness::process::kill_all_now();
-    eprintln!("awf: stopped at once; the run's records may be incomplete");
+    tracing::error!("stopped at once; the run's records may be incomplete");
     std::process::exit(128 + signal)
 }
 
@@ -427,8 +261,8 @@ fn finish(run: &Run, end: Result<CallEnd, Stop>) -> RunReport {
         record["error"] = json!({ "name": error.name, "message": error.message, "stack": error.stack, "code": error.code });
     }
     if let Err(e) = run.records.write_json("output.json", &record) {
-        eprintln!(
-            "awf: cannot write {}: {e}",
+        tracing::error!(
+            "cannot write {}: {e}",
             run.records.path().join("output.json").display()
         );
     }

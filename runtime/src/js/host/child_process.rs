@@ -21,53 +21,27 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use rquickjs::function::Rest;
-use rquickjs::{Ctx, Object, TypedArray, Value};
 use serde::Deserialize;
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::{ChildStderr, ChildStdin, ChildStdout};
 
-use super::system_error::{errno_error, process_error, spawn_error, throw};
-use super::{bytes_arg, op_value_to_js};
-use crate::js::convert;
-use crate::js::engine::{ConsoleTarget, HostState};
-use crate::js::ops::{arg, number, string, Op, OpDecl, OpError, OpFuture, OpValue};
+use super::system_error::{errno_error, process_error, spawn_error};
+use super::{gate, resources};
+use crate::js::engine::{
+    async_op, sync_op, Bytes, ConsoleTarget, HostState, OpDecl, OpError, OpFuture, OpValue,
+};
 use crate::limits::KILL_GRACE;
 
 pub const OPS: &[OpDecl] = &[
-    OpDecl {
-        name: "child_spawn",
-        op: Op::Sync(child_spawn),
-    },
-    OpDecl {
-        name: "child_read",
-        op: Op::Async(child_read),
-    },
-    OpDecl {
-        name: "child_write",
-        op: Op::Async(child_write),
-    },
-    OpDecl {
-        name: "child_close_stdin",
-        op: Op::Sync(child_close_stdin),
-    },
-    OpDecl {
-        name: "child_wait",
-        op: Op::Async(child_wait),
-    },
-    OpDecl {
-        name: "child_kill",
-        op: Op::Sync(child_kill),
-    },
-    OpDecl {
-        name: "child_release",
-        op: Op::Sync(child_release),
-    },
-    OpDecl {
-        name: "child_spawn_sync",
-        op: Op::Sync(child_spawn_sync),
-    },
+    sync_op!(child_spawn),
+    async_op!(child_read),
+    async_op!(child_write),
+    sync_op!(child_close_stdin),
+    async_op!(child_wait),
+    sync_op!(child_kill),
+    sync_op!(child_release),
+    sync_op!(child_spawn_sync),
 ];
 
 /// Largest chunk one `child_read` gives back.
@@ -201,18 +175,8 @@ struct SpawnRequest {
 }
 
 impl SpawnRequest {
-    fn parse<'js>(ctx: &Ctx<'js>, value: &Value<'js>) -> rquickjs::Result<SpawnRequest> {
-        let json = convert::to_json_or_throw(ctx, value)?;
-        serde_json::from_value(json).map_err(|e| {
-            rquickjs::Exception::throw_internal(
-                ctx,
-                &format!("bad spawn request from js/host/child_process.ts: {e}"),
-            )
-        })
-    }
-
     fn command(&self, state: &HostState) -> Result<std::process::Command, OpError> {
-        state.permissions.check_run(&self.file)?;
+        gate(state).check_run(&self.file)?;
         let mut command = std::process::Command::new(&self.file);
         command
             .args(&self.args)
@@ -268,19 +232,14 @@ fn shared<T>(value: T) -> Arc<tokio::sync::Mutex<Option<T>>> {
 }
 
 /// `child_spawn(request)` -> `{ id, pid }`; throws Node's spawn error (`spawn x ENOENT`).
-fn child_spawn<'js>(
-    ctx: &Ctx<'js>,
-    state: &Rc<HostState>,
-    args: Rest<Value<'js>>,
-) -> rquickjs::Result<Value<'js>> {
-    let request = SpawnRequest::parse(ctx, &arg(ctx, &args, 0))?;
-    let command = request.command(state).map_err(|e| throw(ctx, &e))?;
+fn child_spawn(state: &Rc<HostState>, request: SpawnRequest) -> Result<serde_json::Value, OpError> {
+    let command = request.command(state)?;
     let mut child = tokio::process::Command::from(command)
         .spawn()
-        .map_err(|e| throw(ctx, &spawn_error(&e, "spawn", &request.file)))?;
+        .map_err(|e| spawn_error(&e, "spawn", &request.file))?;
     let pid = child.id().unwrap_or(0) as i32;
-    let mut resources = state.resources.borrow_mut();
-    let groups = &mut resources.process_groups;
+    let resources = resources(state);
+    let groups = &mut resources.borrow_mut().process_groups;
     groups.groups.add(pid);
     groups.next_id += 1;
     let id = groups.next_id;
@@ -293,31 +252,34 @@ fn child_spawn<'js>(
         child: Some(child),
     };
     groups.children.insert(id, handle);
-    convert::to_js(ctx, &json!({ "id": id, "pid": pid }))
-}
-
-fn child_id(args: &serde_json::Value) -> u64 {
-    args["id"].as_u64().unwrap_or(0)
+    Ok(json!({ "id": id, "pid": pid }))
 }
 
 fn no_child(id: u64) -> OpError {
-    OpError::new("internal", format!("no child {id}"))
+    OpError::internal(format!("no child {id}"))
+}
+
+/// Which child, and which of its streams.
+#[derive(Deserialize)]
+struct ChildStream {
+    id: u64,
+    #[serde(default)]
+    fd: Option<u8>,
 }
 
 /// `child_read({ id, fd })` -> the next chunk of stdout (1) or stderr (2), or undefined at its end.
 fn child_read(
     state: &Rc<HostState>,
-    args: serde_json::Value,
-    _: Option<Vec<u8>>,
+    ChildStream { id, fd }: ChildStream,
 ) -> Result<OpFuture, OpError> {
-    let id = child_id(&args);
-    let resources = state.resources.borrow();
+    let resources = resources(state);
+    let resources = resources.borrow();
     let handle = resources
         .process_groups
         .children
         .get(&id)
         .ok_or_else(|| no_child(id))?;
-    let future: OpFuture = if args["fd"].as_u64() == Some(2) {
+    let future: OpFuture = if fd == Some(2) {
         let stream = handle.stderr.clone().ok_or_else(|| no_child(id))?;
         Box::pin(async move { read_chunk(&mut *stream.lock().await).await })
     } else {
@@ -347,48 +309,37 @@ async fn read_chunk<R: tokio::io::AsyncRead + Unpin>(
     }
 }
 
+#[derive(Deserialize)]
+struct ChildWrite(ChildStream, Option<Bytes>);
+
 /// `child_write({ id }, bytes)`: resolves once the bytes are in the pipe; EPIPE if the child
 /// closed its stdin.
 fn child_write(
     state: &Rc<HostState>,
-    args: serde_json::Value,
-    bytes: Option<Vec<u8>>,
-) -> Result<OpFuture, OpError> {
-    let id = child_id(&args);
-    let resources = state.resources.borrow();
-    let stdin = resources
+    ChildWrite(ChildStream { id, .. }, bytes): ChildWrite,
+) -> Result<impl std::future::Future<Output = Result<(), OpError>>, OpError> {
+    let stdin = resources(state)
+        .borrow()
         .process_groups
         .children
         .get(&id)
         .and_then(|h| h.stdin.clone())
         .ok_or_else(|| no_child(id))?;
-    let bytes = bytes.unwrap_or_default();
-    Ok(Box::pin(async move {
+    let bytes = bytes.unwrap_or_default().0;
+    Ok(async move {
         let mut stdin = stdin.lock().await;
         let Some(pipe) = stdin.as_mut() else {
             return Err(errno_error(libc::EPIPE, "write", None, None));
         };
-        match pipe.write_all(&bytes).await {
-            Ok(()) => Ok(OpValue::Undefined),
-            Err(e) => Err(errno_error(
-                e.raw_os_error().unwrap_or(libc::EPIPE),
-                "write",
-                None,
-                None,
-            )),
-        }
-    }))
+        pipe.write_all(&bytes)
+            .await
+            .map_err(|e| errno_error(e.raw_os_error().unwrap_or(libc::EPIPE), "write", None, None))
+    })
 }
 
 /// `child_close_stdin(id)`: the child reads end of input once pending writes are done.
-fn child_close_stdin<'js>(
-    ctx: &Ctx<'js>,
-    state: &Rc<HostState>,
-    args: Rest<Value<'js>>,
-) -> rquickjs::Result<Value<'js>> {
-    let id = number(&arg(ctx, &args, 0)) as u64;
-    let stdin = state
-        .resources
+fn child_close_stdin(state: &Rc<HostState>, id: u64) -> Result<(), OpError> {
+    let stdin = resources(state)
         .borrow()
         .process_groups
         .children
@@ -400,17 +351,16 @@ fn child_close_stdin<'js>(
             stdin.lock().await.take();
         });
     }
-    Ok(Value::new_undefined(ctx.clone()))
+    Ok(())
 }
 
 /// `child_wait({ id })` -> `{ code, signal }` once the child exited.
 fn child_wait(
     state: &Rc<HostState>,
-    args: serde_json::Value,
-    _: Option<Vec<u8>>,
-) -> Result<OpFuture, OpError> {
-    let id = child_id(&args);
-    let mut resources = state.resources.borrow_mut();
+    ChildStream { id, .. }: ChildStream,
+) -> Result<impl std::future::Future<Output = Result<serde_json::Value, OpError>>, OpError> {
+    let resources = resources(state);
+    let mut resources = resources.borrow_mut();
     let groups = resources.process_groups.groups.clone();
     let handle = resources
         .process_groups
@@ -420,12 +370,12 @@ fn child_wait(
     let mut child = handle.child.take().ok_or_else(|| no_child(id))?;
     let exited = handle.exited.clone();
     let pgid = handle.pgid;
-    Ok(Box::pin(async move {
+    Ok(async move {
         let status = child.wait().await;
         exited.store(true, Ordering::SeqCst);
         groups.leader_exited(pgid);
         match status {
-            Ok(status) => Ok(OpValue::Json(exit_json(status))),
+            Ok(status) => Ok(exit_json(status)),
             Err(e) => Err(errno_error(
                 e.raw_os_error().unwrap_or(libc::ECHILD),
                 "waitpid",
@@ -433,7 +383,7 @@ fn child_wait(
                 None,
             )),
         }
-    }))
+    })
 }
 
 fn exit_json(status: ExitStatus) -> serde_json::Value {
@@ -443,37 +393,28 @@ fn exit_json(status: ExitStatus) -> serde_json::Value {
     }
 }
 
+#[derive(Deserialize)]
+struct ChildKill(u64, String);
+
 /// `child_kill(id, signal)` -> whether the signal was sent to the child's group.
-fn child_kill<'js>(
-    ctx: &Ctx<'js>,
-    state: &Rc<HostState>,
-    args: Rest<Value<'js>>,
-) -> rquickjs::Result<Value<'js>> {
-    let id = number(&arg(ctx, &args, 0)) as u64;
-    let name = string(ctx, &arg(ctx, &args, 1), "signal")?;
-    let signal = signal_number(&name).ok_or_else(|| throw(ctx, &unknown_signal(&name)))?;
-    let resources = state.resources.borrow();
-    let sent = match resources.process_groups.children.get(&id) {
+fn child_kill(state: &Rc<HostState>, ChildKill(id, name): ChildKill) -> Result<bool, OpError> {
+    let signal = signal_number(&name).ok_or_else(|| unknown_signal(&name))?;
+    let resources = resources(state);
+    let resources = resources.borrow();
+    Ok(match resources.process_groups.children.get(&id) {
         Some(handle) if !handle.exited.load(Ordering::SeqCst) => signal_group(handle.pgid, signal),
         _ => false,
-    };
-    Ok(Value::new_bool(ctx.clone(), sent))
+    })
 }
 
 /// `child_release(id)`: JS is done with a child that exited and whose output ended.
-fn child_release<'js>(
-    ctx: &Ctx<'js>,
-    state: &Rc<HostState>,
-    args: Rest<Value<'js>>,
-) -> rquickjs::Result<Value<'js>> {
-    let id = number(&arg(ctx, &args, 0)) as u64;
-    state
-        .resources
+fn child_release(state: &Rc<HostState>, id: u64) -> Result<(), OpError> {
+    resources(state)
         .borrow_mut()
         .process_groups
         .children
         .remove(&id);
-    Ok(Value::new_undefined(ctx.clone()))
+    Ok(())
 }
 
 /// How a sync child ended, beside what it printed.
@@ -485,15 +426,16 @@ struct SyncOutcome {
     error: Option<OpError>,
 }
 
+#[derive(Deserialize)]
+struct SpawnSync(SpawnRequest, Option<Bytes>);
+
 /// `child_spawn_sync(request, input)` -> `{ pid, status, signal, stdout, stderr, error }`, the
 /// shape of Node's `spawnSync` result (output as bytes; JS decodes).
-fn child_spawn_sync<'js>(
-    ctx: &Ctx<'js>,
+fn child_spawn_sync(
     state: &Rc<HostState>,
-    args: Rest<Value<'js>>,
-) -> rquickjs::Result<Value<'js>> {
-    let request = SpawnRequest::parse(ctx, &arg(ctx, &args, 0))?;
-    let input = bytes_arg(&arg(ctx, &args, 1))?;
+    SpawnSync(request, input): SpawnSync,
+) -> Result<OpValue, OpError> {
+    let input = input.map(|b| b.0);
     let outcome = match request
         .command(state)
         .and_then(|command| run_sync(command, &request, input))
@@ -501,8 +443,7 @@ fn child_spawn_sync<'js>(
         Ok(outcome) => {
             // What the child left running in its group lives until the host stops it.
             if outcome.pid != 0 && group_alive(outcome.pid as i32) {
-                state
-                    .resources
+                resources(state)
                     .borrow()
                     .process_groups
                     .groups
@@ -518,25 +459,23 @@ fn child_spawn_sync<'js>(
             error: Some(error),
         },
     };
-    let result = Object::new(ctx.clone())?;
-    result.set("pid", outcome.pid)?;
     let exit = outcome
         .status
         .map(exit_json)
         .unwrap_or(json!({ "code": null, "signal": null }));
-    result.set("status", convert::to_js(ctx, &exit["code"])?)?;
-    result.set("signal", convert::to_js(ctx, &exit["signal"])?)?;
-    for (key, bytes) in [("stdout", outcome.stdout), ("stderr", outcome.stderr)] {
-        match bytes {
-            Some(bytes) => result.set(key, TypedArray::<u8>::new(ctx.clone(), bytes)?)?,
-            None => result.set(key, Value::new_null(ctx.clone()))?,
-        }
-    }
+    let bytes = |output: Option<Vec<u8>>| output.map_or(OpValue::Json(json!(null)), OpValue::Bytes);
+    let mut fields = vec![
+        ("pid", OpValue::Json(json!(outcome.pid))),
+        ("status", OpValue::Json(exit["code"].clone())),
+        ("signal", OpValue::Json(exit["signal"].clone())),
+        ("stdout", bytes(outcome.stdout)),
+        ("stderr", bytes(outcome.stderr)),
+    ];
     if let Some(error) = outcome.error {
         let value = json!({ "code": error.code, "message": error.message, "data": error.data });
-        result.set("error", op_value_to_js(ctx, OpValue::Json(value))?)?;
+        fields.push(("error", OpValue::Json(value)));
     }
-    Ok(result.into_value())
+    Ok(OpValue::Fields(fields))
 }
 
 fn run_sync(

@@ -4,24 +4,17 @@
 use std::io::Write;
 use std::rc::Rc;
 
-use rquickjs::function::Rest;
-use rquickjs::{Ctx, Value};
+use serde::Deserialize;
 
-use crate::js::engine::{ConsoleTarget, HostState, OutputStream};
-use crate::js::ops::{arg, number, string, Op, OpDecl};
+use crate::js::engine::{sync_op, ConsoleTarget, HostState, OpDecl, OpError, OutputStream};
 
-pub const OPS: &[OpDecl] = &[OpDecl {
-    name: "print",
-    op: Op::Sync(print),
-}];
+pub const OPS: &[OpDecl] = &[sync_op!(print)];
 
-fn print<'js>(
-    ctx: &Ctx<'js>,
-    state: &Rc<HostState>,
-    args: Rest<Value<'js>>,
-) -> rquickjs::Result<Value<'js>> {
-    let fd = number(&arg(ctx, &args, 0)) as i32;
-    let text = string(ctx, &arg(ctx, &args, 1), "text")?;
+#[derive(Deserialize)]
+struct Print(i32, String);
+
+/// `print(fd, text)`: text to stdout (1) or stderr (2), without a newline.
+fn print(state: &Rc<HostState>, Print(fd, text): Print) -> Result<(), OpError> {
     let stream = if fd == 1 {
         OutputStream::Stdout
     } else {
@@ -30,7 +23,7 @@ fn print<'js>(
     let to_stdout = match &state.config.console {
         ConsoleTarget::Capture(sink) => {
             sink.write(stream, &text);
-            return Ok(Value::new_undefined(ctx.clone()));
+            return Ok(());
         }
         ConsoleTarget::Split => stream == OutputStream::Stdout,
         ConsoleTarget::Stderr => false,
@@ -42,5 +35,5 @@ fn print<'js>(
     } else {
         let _ = std::io::stderr().lock().write_all(text.as_bytes());
     }
-    Ok(Value::new_undefined(ctx.clone()))
+    Ok(())
 }

@@ -3,29 +3,18 @@
 
 use std::rc::Rc;
 
-use rquickjs::function::Rest;
-use rquickjs::{Ctx, TypedArray, Value};
+use crate::js::engine::{sync_op, HostState, OpDecl, OpError};
 
-use crate::js::engine::HostState;
-use crate::js::ops::{arg, number, Op, OpDecl};
-
-pub const OPS: &[OpDecl] = &[OpDecl {
-    name: "random_bytes",
-    op: Op::Sync(random_bytes),
-}];
+pub const OPS: &[OpDecl] = &[sync_op!(random_bytes)];
 
 /// Most bytes one call gives (Web Crypto's quota for getRandomValues; JS checks it first).
 const MAX_RANDOM_BYTES: usize = 65536;
 
-fn random_bytes<'js>(
-    ctx: &Ctx<'js>,
-    _: &Rc<HostState>,
-    args: Rest<Value<'js>>,
-) -> rquickjs::Result<Value<'js>> {
-    let count = (number(&arg(ctx, &args, 0)).max(0.0) as usize).min(MAX_RANDOM_BYTES);
+/// `random_bytes(count)` -> that many bytes from the system's CSPRNG.
+fn random_bytes(_: &Rc<HostState>, count: f64) -> Result<Vec<u8>, OpError> {
+    let count = (count.max(0.0) as usize).min(MAX_RANDOM_BYTES);
     let mut bytes = vec![0u8; count];
-    getrandom::fill(&mut bytes).map_err(|e| {
-        rquickjs::Exception::throw_internal(ctx, &format!("no random bytes from the system: {e}"))
-    })?;
-    Ok(TypedArray::<u8>::new(ctx.clone(), bytes)?.into_value())
+    getrandom::fill(&mut bytes)
+        .map_err(|e| OpError::internal(format!("no random bytes from the system: {e}")))?;
+    Ok(bytes)
 }

@@ -8,95 +8,71 @@
 
 use std::rc::Rc;
 
-use rquickjs::function::Rest;
-use rquickjs::{Ctx, TypedArray, Value};
+use serde::Deserialize;
 
-use super::bytes_arg;
-use crate::js::engine::HostState;
-use crate::js::ops::{arg, string, type_error, Op, OpDecl};
+use crate::js::engine::{sync_op, Bytes, HostState, OpDecl, OpError};
 
 pub const OPS: &[OpDecl] = &[
-    OpDecl {
-        name: "utf8_encode",
-        op: Op::Sync(utf8_encode),
-    },
-    OpDecl {
-        name: "utf8_decode",
-        op: Op::Sync(utf8_decode),
-    },
-    OpDecl {
-        name: "bytes_to_text",
-        op: Op::Sync(bytes_to_text),
-    },
-    OpDecl {
-        name: "text_to_bytes",
-        op: Op::Sync(text_to_bytes),
-    },
+    sync_op!(utf8_encode),
+    sync_op!(utf8_decode),
+    sync_op!(bytes_to_text),
+    sync_op!(text_to_bytes),
 ];
 
 const BASE64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 const BASE64_URL: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
 /// `utf8_encode(text)` -> its UTF-8 bytes (JS makes the text well-formed first).
-fn utf8_encode<'js>(
-    ctx: &Ctx<'js>,
-    _: &Rc<HostState>,
-    args: Rest<Value<'js>>,
-) -> rquickjs::Result<Value<'js>> {
-    let text = string(ctx, &arg(ctx, &args, 0), "text")?;
-    Ok(TypedArray::<u8>::new(ctx.clone(), text.into_bytes())?.into_value())
+fn utf8_encode(_: &Rc<HostState>, text: String) -> Result<Vec<u8>, OpError> {
+    Ok(text.into_bytes())
 }
+
+#[derive(Deserialize)]
+struct Utf8Decode(Option<Bytes>, Option<bool>);
 
 /// `utf8_decode(bytes, fatal)` -> the text.
-fn utf8_decode<'js>(
-    ctx: &Ctx<'js>,
-    _: &Rc<HostState>,
-    args: Rest<Value<'js>>,
-) -> rquickjs::Result<Value<'js>> {
-    let bytes = bytes_arg(&arg(ctx, &args, 0))?.unwrap_or_default();
-    let fatal = arg(ctx, &args, 1).as_bool().unwrap_or(false);
-    let text = if fatal {
+fn utf8_decode(_: &Rc<HostState>, Utf8Decode(bytes, fatal): Utf8Decode) -> Result<String, OpError> {
+    let bytes = bytes.unwrap_or_default().0;
+    if fatal.unwrap_or(false) {
         String::from_utf8(bytes)
-            .map_err(|_| type_error(ctx, "The encoded data was not valid for encoding utf-8"))?
+            .map_err(|_| OpError::type_error("The encoded data was not valid for encoding utf-8"))
     } else {
-        String::from_utf8_lossy(&bytes).into_owned()
-    };
-    Ok(rquickjs::String::from_str(ctx.clone(), &text)?.into_value())
+        Ok(String::from_utf8_lossy(&bytes).into_owned())
+    }
 }
 
+#[derive(Deserialize)]
+struct BytesToText(Option<Bytes>, String);
+
 /// `bytes_to_text(bytes, encoding)` for base64, base64url, hex and latin1.
-fn bytes_to_text<'js>(
-    ctx: &Ctx<'js>,
+fn bytes_to_text(
     _: &Rc<HostState>,
-    args: Rest<Value<'js>>,
-) -> rquickjs::Result<Value<'js>> {
-    let bytes = bytes_arg(&arg(ctx, &args, 0))?.unwrap_or_default();
-    let encoding = string(ctx, &arg(ctx, &args, 1), "encoding")?;
-    let text = match encoding.as_str() {
+    BytesToText(bytes, encoding): BytesToText,
+) -> Result<String, OpError> {
+    let bytes = bytes.unwrap_or_default().0;
+    Ok(match encoding.as_str() {
         "base64" => base64_encode(&bytes, BASE64, true),
         "base64url" => base64_encode(&bytes, BASE64_URL, false),
         "hex" => bytes.iter().map(|b| format!("{b:02x}")).collect(),
         "latin1" => bytes.iter().map(|b| *b as char).collect(),
-        other => return Err(type_error(ctx, &format!("Unknown encoding: {other}"))),
-    };
-    Ok(rquickjs::String::from_str(ctx.clone(), &text)?.into_value())
+        other => return Err(OpError::type_error(format!("Unknown encoding: {other}"))),
+    })
 }
 
-/// `text_to_bytes(text, encoding)` for base64, base64url, hex and latin1.
-fn text_to_bytes<'js>(
-    ctx: &Ctx<'js>,
+#[derive(Deserialize)]
+struct TextToBytes(String, String);
+
+/// `text_to_bytes(text, encoding)`, the way back.
+fn text_to_bytes(
     _: &Rc<HostState>,
-    args: Rest<Value<'js>>,
-) -> rquickjs::Result<Value<'js>> {
-    let text = string(ctx, &arg(ctx, &args, 0), "text")?;
-    let encoding = string(ctx, &arg(ctx, &args, 1), "encoding")?;
-    let bytes = match encoding.as_str() {
+    TextToBytes(text, encoding): TextToBytes,
+) -> Result<Vec<u8>, OpError> {
+    Ok(match encoding.as_str() {
         "base64" | "base64url" => base64_decode(&text),
         "hex" => hex_decode(&text),
         "latin1" => text.chars().map(|c| c as u32 as u8).collect(),
-        other => return Err(type_error(ctx, &format!("Unknown encoding: {other}"))),
-    };
-    Ok(TypedArray::<u8>::new(ctx.clone(), bytes)?.into_value())
+        other => return Err(OpError::type_error(format!("Unknown encoding: {other}"))),
+    })
 }
 
 fn base64_encode(bytes: &[u8], alphabet: &[u8; 64], pad: bool) -> String {

@@ -26,8 +26,6 @@ use hyper_rustls::HttpsConnector;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
-use rquickjs::function::Rest;
-use rquickjs::{Ctx, Value};
 use serde::Deserialize;
 use serde_json::json;
 use tokio::sync::watch;
@@ -35,22 +33,15 @@ use url::Url;
 
 use super::permissions::Permissions;
 use super::system_error::describe_errno;
-use crate::js::engine::HostState;
-use crate::js::ops::{arg, number, Op, OpDecl, OpError, OpFuture, OpValue};
+use super::{gate, resources};
+use crate::js::engine::{
+    async_op, sync_op, Bytes as JsBytes, HostState, OpDecl, OpError, OpFuture, OpValue,
+};
 
 pub const OPS: &[OpDecl] = &[
-    OpDecl {
-        name: "fetch_send",
-        op: Op::Async(fetch_send),
-    },
-    OpDecl {
-        name: "fetch_read",
-        op: Op::Async(fetch_read),
-    },
-    OpDecl {
-        name: "fetch_close",
-        op: Op::Sync(fetch_close),
-    },
+    async_op!(fetch_send),
+    async_op!(fetch_read),
+    sync_op!(fetch_close),
 ];
 
 /// Most redirects one fetch follows (the Fetch standard's number).
@@ -107,28 +98,31 @@ enum Redirect {
     Error,
 }
 
+#[derive(Deserialize)]
+struct FetchSend(FetchRequest, Option<JsBytes>);
+
+/// `fetch_send(request, body?)` -> the response head once it arrives (redirects followed as
+/// `redirect` says); its body is read with `fetch_read`.
 fn fetch_send(
     state: &Rc<HostState>,
-    args: serde_json::Value,
-    body: Option<Vec<u8>>,
+    FetchSend(request, body): FetchSend,
 ) -> Result<OpFuture, OpError> {
-    let request: FetchRequest = serde_json::from_value(args)
-        .map_err(|e| OpError::new("internal", format!("bad fetch from js/host/fetch.ts: {e}")))?;
     let url = Url::parse(&request.url).map_err(|e| {
         OpError::new(
             "ERR_INVALID_URL",
             format!("invalid URL {}: {e}", request.url),
         )
     })?;
-    check_url(&url, &state.permissions)?;
+    let permissions = gate(state);
+    check_url(&url, &permissions)?;
     let method = Method::from_bytes(request.method.as_bytes()).map_err(|_| {
         OpError::new(
             "ERR_INVALID_ARG_VALUE",
             format!("invalid method {}", request.method),
         )
     })?;
-    let mut resources = state.resources.borrow_mut();
-    let exchanges = &mut resources.exchanges;
+    let resources = resources(state);
+    let exchanges = &mut resources.borrow_mut().exchanges;
     let client = exchanges.client()?;
     let (cancel, cancelled) = watch::channel(false);
     let slot: BodySlot = Arc::default();
@@ -143,21 +137,21 @@ fn fetch_send(
         url,
         method,
         headers: request.headers,
-        body: body.map(Bytes::from),
+        body: body.map(|b| Bytes::from(b.0)),
     };
-    let permissions = state.permissions.clone();
-    let send = exchange(client, hop, request.redirect, permissions, slot);
+    let send = exchange(client, hop, request.redirect, (*permissions).clone(), slot);
     Ok(Box::pin(until_cancelled(cancelled, send)))
 }
 
 /// `fetch_read({ id })` -> the next chunk of the body, or undefined at its end.
-fn fetch_read(
-    state: &Rc<HostState>,
-    args: serde_json::Value,
-    _: Option<Vec<u8>>,
-) -> Result<OpFuture, OpError> {
-    let id = args["id"].as_u64().unwrap_or(0);
-    let resources = state.resources.borrow();
+#[derive(Deserialize)]
+struct ExchangeId {
+    id: u64,
+}
+
+fn fetch_read(state: &Rc<HostState>, ExchangeId { id }: ExchangeId) -> Result<OpFuture, OpError> {
+    let resources = resources(state);
+    let resources = resources.borrow();
     let Some(exchange) = resources.exchanges.open.get(&id) else {
         return Err(aborted());
     };
@@ -188,16 +182,12 @@ fn fetch_read(
 }
 
 /// `fetch_close(id)`: ends the exchange; what is in flight rejects, the connection is dropped.
-fn fetch_close<'js>(
-    ctx: &Ctx<'js>,
-    state: &Rc<HostState>,
-    args: Rest<Value<'js>>,
-) -> rquickjs::Result<Value<'js>> {
-    let id = number(&arg(ctx, &args, 0)) as u64;
-    if let Some(exchange) = state.resources.borrow_mut().exchanges.open.remove(&id) {
+fn fetch_close(state: &Rc<HostState>, id: u64) -> Result<(), OpError> {
+    let exchange = resources(state).borrow_mut().exchanges.open.remove(&id);
+    if let Some(exchange) = exchange {
         let _ = exchange.cancel.send(true);
     }
-    Ok(Value::new_undefined(ctx.clone()))
+    Ok(())
 }
 
 fn aborted() -> OpError {
@@ -407,11 +397,11 @@ fn http_error(error: &(dyn std::error::Error + 'static), url: Option<&Url>) -> O
     let text = chain.join(": ");
     if text.contains("dns error") {
         let host = url.and_then(Url::host_str).unwrap_or_default();
-        return OpError {
-            code: "ENOTFOUND".into(),
-            message: format!("getaddrinfo ENOTFOUND {host}"),
-            data: Some(json!({ "syscall": "getaddrinfo", "hostname": host })),
-        };
+        return OpError::system(
+            "ENOTFOUND",
+            format!("getaddrinfo ENOTFOUND {host}"),
+            json!({ "syscall": "getaddrinfo", "hostname": host }),
+        );
     }
     if chain
         .iter()
@@ -426,16 +416,16 @@ fn connect_error(errno: i32, url: Option<&Url>) -> OpError {
     let (code, _) = describe_errno(errno);
     let address = url.and_then(Url::host_str).unwrap_or_default().to_string();
     let port = url.and_then(Url::port_or_known_default).unwrap_or(0);
-    OpError {
-        code: code.to_string(),
-        message: format!("connect {code} {address}:{port}"),
-        data: Some(json!({
+    OpError::system(
+        code,
+        format!("connect {code} {address}:{port}"),
+        json!({
             "errno": -errno,
             "syscall": "connect",
             "address": address,
             "port": port,
-        })),
-    }
+        }),
+    )
 }
 
 #[cfg(test)]

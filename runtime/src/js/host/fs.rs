@@ -13,28 +13,18 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::time::UNIX_EPOCH;
 
-use rquickjs::function::Rest;
-use rquickjs::{Ctx, Value};
 use serde::Deserialize;
 use serde_json::json;
 
 use super::permissions::Permissions;
-use super::system_error::{errno_error, fs_error, throw};
-use super::{bytes_arg, op_value_to_js};
-use crate::js::convert;
-use crate::js::engine::HostState;
-use crate::js::ops::{arg, Op, OpDecl, OpError, OpFuture, OpValue};
+use super::system_error::{errno_error, fs_error};
+use crate::js::engine::{async_op, sync_op, Bytes, HostState, OpDecl, OpError, OpValue};
 
-pub const OPS: &[OpDecl] = &[
-    OpDecl {
-        name: "fs_async",
-        op: Op::Async(fs_async),
-    },
-    OpDecl {
-        name: "fs_sync",
-        op: Op::Sync(fs_sync),
-    },
-];
+pub const OPS: &[OpDecl] = &[async_op!(fs_async), sync_op!(fs_sync)];
+
+/// `(call, bytes?)`: the call, and the bytes a write writes.
+#[derive(Deserialize)]
+struct FsArgs(FsCall, Option<Bytes>);
 
 /// One file-system call, as js/host/fs.ts sends it.
 #[derive(Debug, Deserialize)]
@@ -99,11 +89,6 @@ enum FsCall {
 }
 
 impl FsCall {
-    fn parse(args: serde_json::Value) -> Result<FsCall, OpError> {
-        serde_json::from_value(args)
-            .map_err(|e| OpError::new("internal", format!("bad fs call from js/host/fs.ts: {e}")))
-    }
-
     /// Asks the gate about every path the call touches.
     fn check(&self, cwd: &Path, permissions: &Permissions) -> Result<(), OpError> {
         let at = |p: &str| resolve(cwd, p);
@@ -225,37 +210,26 @@ impl FsCall {
     }
 }
 
+/// `fs_async(call, bytes?)`: checked here, done on tokio's blocking pool.
 fn fs_async(
     state: &Rc<HostState>,
-    args: serde_json::Value,
-    bytes: Option<Vec<u8>>,
-) -> Result<OpFuture, OpError> {
-    let call = FsCall::parse(args)?;
+    FsArgs(call, bytes): FsArgs,
+) -> Result<impl std::future::Future<Output = Result<OpValue, OpError>>, OpError> {
     let cwd = state.cwd();
-    call.check(&cwd, &state.permissions)?;
-    Ok(Box::pin(async move {
+    call.check(&cwd, &super::gate(state))?;
+    let bytes = bytes.map(|b| b.0);
+    Ok(async move {
         tokio::task::spawn_blocking(move || call.perform(&cwd, bytes))
             .await
-            .unwrap_or_else(|e| Err(OpError::new("internal", format!("fs call failed: {e}"))))
-    }))
+            .unwrap_or_else(|e| Err(OpError::internal(format!("fs call failed: {e}"))))
+    })
 }
 
-fn fs_sync<'js>(
-    ctx: &Ctx<'js>,
-    state: &Rc<HostState>,
-    args: Rest<Value<'js>>,
-) -> rquickjs::Result<Value<'js>> {
-    let json = convert::to_json_or_throw(ctx, &arg(ctx, &args, 0))?;
-    let bytes = bytes_arg(&arg(ctx, &args, 1))?;
+/// `fs_sync(call, bytes?)`: checked and done in place.
+fn fs_sync(state: &Rc<HostState>, FsArgs(call, bytes): FsArgs) -> Result<OpValue, OpError> {
     let cwd = state.cwd();
-    let result = FsCall::parse(json).and_then(|call| {
-        call.check(&cwd, &state.permissions)?;
-        call.perform(&cwd, bytes)
-    });
-    match result {
-        Ok(value) => op_value_to_js(ctx, value),
-        Err(error) => Err(throw(ctx, &error)),
-    }
+    call.check(&cwd, &super::gate(state))?;
+    call.perform(&cwd, bytes.map(|b| b.0))
 }
 
 fn resolve(cwd: &Path, path: &str) -> PathBuf {
@@ -382,13 +356,11 @@ fn rm(target: &Path, shown: &str, recursive: bool, force: bool) -> Result<OpValu
     };
     if metadata.is_dir() {
         if !recursive {
-            return Err(OpError {
-                code: "ERR_FS_EISDIR".into(),
-                message: format!(
-                    "Path is a directory: rm returned EISDIR (is a directory) {shown}"
-                ),
-                data: Some(json!({ "errno": 21, "syscall": "rm", "path": shown })),
-            });
+            return Err(OpError::system(
+                "ERR_FS_EISDIR",
+                format!("Path is a directory: rm returned EISDIR (is a directory) {shown}"),
+                json!({ "errno": 21, "syscall": "rm", "path": shown }),
+            ));
         }
         fs::remove_dir_all(target).map_err(|e| fs_error(&e, "rm", Path::new(shown), None))?;
     } else {
@@ -449,7 +421,8 @@ mod tests {
     use super::*;
 
     fn call(json: serde_json::Value, cwd: &Path) -> Result<OpValue, OpError> {
-        FsCall::parse(json)?.perform(cwd, None)
+        let call: FsCall = serde_json::from_value(json).expect("an fs call");
+        call.perform(cwd, None)
     }
 
     #[test]
@@ -508,7 +481,8 @@ mod tests {
 
     #[test]
     fn denied_paths_never_reach_the_file_system() {
-        let call = FsCall::parse(json!({ "op": "readFile", "path": "/etc/hostname" })).unwrap();
+        let call: FsCall =
+            serde_json::from_value(json!({ "op": "readFile", "path": "/etc/hostname" })).unwrap();
         let error = call
             .check(Path::new("/"), &Permissions::deny_all())
             .unwrap_err();

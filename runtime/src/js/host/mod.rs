@@ -4,6 +4,7 @@
 //! `permissions` is the one gate every file, network, process and environment access passes;
 //! `system_error` turns OS errors into Node's error shape; `HostResources` holds what the ops
 //! keep open between calls (child processes, HTTP exchanges), and closes it when the host drops.
+//! Both live in the host's store (`HostState::put`), not in the engine.
 
 mod child_process;
 mod console;
@@ -11,34 +12,32 @@ mod crypto;
 mod encoding;
 mod fetch;
 mod fs;
-mod lazy_global;
 mod os;
 pub mod permissions;
 mod process;
+mod stack;
 mod system_error;
-mod timers;
 mod url;
 
-use rquickjs::{TypedArray, Value};
+use std::cell::RefCell;
+use std::rc::Rc;
 
-pub(crate) use super::engine::op_value_to_js;
-use super::ops::OpDecl;
+use super::engine::{HostState, OpGroup};
+use permissions::Permissions;
 
-/// Every host API op.
-pub fn ops() -> impl Iterator<Item = &'static OpDecl> {
-    console::OPS
-        .iter()
-        .chain(process::OPS)
-        .chain(timers::OPS)
-        .chain(fs::OPS)
-        .chain(child_process::OPS)
-        .chain(fetch::OPS)
-        .chain(url::OPS)
-        .chain(encoding::OPS)
-        .chain(crypto::OPS)
-        .chain(os::OPS)
-        .chain(lazy_global::OPS)
-}
+/// Every host API op, one slice per capability.
+pub const OPS: OpGroup = &[
+    console::OPS,
+    process::OPS,
+    stack::OPS,
+    fs::OPS,
+    child_process::OPS,
+    fetch::OPS,
+    url::OPS,
+    encoding::OPS,
+    crypto::OPS,
+    os::OPS,
+];
 
 /// What host ops keep open between calls, per host. Dropping it stops every child process
 /// group still running and closes every HTTP exchange.
@@ -48,17 +47,19 @@ pub struct HostResources {
     exchanges: fetch::Exchanges,
 }
 
-/// A bytes argument (any typed array or ArrayBuffer view of bytes), copied at once; None for
-/// undefined or null.
-fn bytes_arg(value: &Value<'_>) -> rquickjs::Result<Option<Vec<u8>>> {
-    if value.is_undefined() || value.is_null() {
-        return Ok(None);
+/// The gate of this host: everything allowed unless the host was given another.
+fn gate(state: &HostState) -> Rc<Permissions> {
+    match state.get::<Permissions>() {
+        Some(gate) => gate,
+        None => {
+            let gate = Rc::new(Permissions::allow_all());
+            state.put(gate.clone());
+            gate
+        }
     }
-    let array = TypedArray::<u8>::from_value(value.clone())?;
-    // Copied before any JS runs that could detach the buffer.
-    Ok(Some(
-        unsafe { array.as_bytes() }
-            .map(<[u8]>::to_vec)
-            .unwrap_or_default(),
-    ))
+}
+
+/// What this host's ops keep open.
+fn resources(state: &HostState) -> Rc<RefCell<HostResources>> {
+    state.get_or_default::<RefCell<HostResources>>()
 }

@@ -2,29 +2,18 @@
 
 use std::rc::Rc;
 
-use rquickjs::function::Rest;
-use rquickjs::{Ctx, Value};
 use serde_json::json;
 
-use crate::js::convert;
-use crate::js::engine::HostState;
-use crate::js::ops::{Op, OpDecl};
+use crate::js::engine::{sync_op, HostState, OpDecl, OpError};
 
-pub const OPS: &[OpDecl] = &[OpDecl {
-    name: "os_info",
-    op: Op::Sync(os_info),
-}];
+pub const OPS: &[OpDecl] = &[sync_op!(os_info)];
 
-fn os_info<'js>(
-    ctx: &Ctx<'js>,
-    _: &Rc<HostState>,
-    _: Rest<Value<'js>>,
-) -> rquickjs::Result<Value<'js>> {
+fn os_info(_: &Rc<HostState>, _: ()) -> Result<serde_json::Value, OpError> {
     let (sysname, release, machine) = uname();
     let cpus = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1);
-    let info = json!({
+    Ok(json!({
         "hostname": hostname(),
         "homedir": homedir(),
         "tmpdir": tmpdir(),
@@ -33,8 +22,7 @@ fn os_info<'js>(
         "release": release,
         "machine": machine,
         "endianness": if cfg!(target_endian = "little") { "LE" } else { "BE" },
-    });
-    convert::to_js(ctx, &info)
+    }))
 }
 
 fn hostname() -> String {

@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::super::ops::OpError;
+use crate::js::engine::OpError;
 
 /// What one kind of access is granted to.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -66,14 +66,14 @@ impl From<Denied> for OpError {
     /// `ERR_ACCESS_DENIED` (Node's code for its permission model), with `permission` and
     /// `resource` on the JS error.
     fn from(denied: Denied) -> OpError {
-        OpError {
-            code: "ERR_ACCESS_DENIED".to_string(),
-            message: denied.to_string(),
-            data: Some(serde_json::json!({
+        OpError::system(
+            "ERR_ACCESS_DENIED",
+            denied.to_string(),
+            serde_json::json!({
                 "permission": denied.access.word(),
                 "resource": denied.resource,
-            })),
-        }
+            }),
+        )
     }
 }
 
@@ -211,7 +211,7 @@ mod tests {
         assert_eq!(error.code, "ERR_ACCESS_DENIED");
         assert_eq!(error.message, "run access to \"rm\" is denied");
         assert_eq!(
-            error.data,
+            error.data.as_deref().cloned(),
             Some(serde_json::json!({ "permission": "run", "resource": "rm" }))
         );
     }

@@ -1,43 +1,27 @@
 //! Process ops behind js/host/process.ts: argv, env, cwd, exit.
+
 use std::rc::Rc;
 
-use rquickjs::function::Rest;
-use rquickjs::{Ctx, Value};
-
-use crate::js::convert;
-
-use crate::js::engine::HostState;
-use crate::js::ops::{arg, number, string, Op, OpDecl};
+use super::gate;
+use crate::js::engine::{sync_op, HostState, OpDecl, OpError};
 
 pub const OPS: &[OpDecl] = &[
-    OpDecl {
-        name: "process_info",
-        op: Op::Sync(process_info),
-    },
-    OpDecl {
-        name: "process_exit",
-        op: Op::Sync(process_exit),
-    },
-    OpDecl {
-        name: "process_chdir",
-        op: Op::Sync(process_chdir),
-    },
+    sync_op!(process_info),
+    sync_op!(process_exit),
+    sync_op!(process_chdir),
 ];
 
-fn process_info<'js>(
-    ctx: &Ctx<'js>,
-    state: &Rc<HostState>,
-    _: Rest<Value<'js>>,
-) -> rquickjs::Result<Value<'js>> {
+fn process_info(state: &Rc<HostState>, _: ()) -> Result<serde_json::Value, OpError> {
     // Variables the permission gate denies are left out of `process.env`.
+    let gate = gate(state);
     let env: serde_json::Map<String, serde_json::Value> = std::env::vars()
-        .filter(|(k, _)| state.permissions.check_env(k).is_ok())
+        .filter(|(k, _)| gate.check_env(k).is_ok())
         .map(|(k, v)| (k, serde_json::Value::String(v)))
         .collect();
     let exe = std::env::current_exe()
         .map(|p| p.display().to_string())
         .unwrap_or_default();
-    let info = serde_json::json!({
+    Ok(serde_json::json!({
         "argv": state.config.argv,
         "cwd": state.cwd().display().to_string(),
         "env": env,
@@ -46,42 +30,26 @@ fn process_info<'js>(
         "arch": node_arch(),
         "execPath": exe,
         "version": env!("CARGO_PKG_VERSION"),
-    });
-    convert::to_js(ctx, &info)
+    }))
 }
 
-fn process_exit<'js>(
-    ctx: &Ctx<'js>,
-    state: &Rc<HostState>,
-    args: Rest<Value<'js>>,
-) -> rquickjs::Result<Value<'js>> {
-    let code = number(&arg(ctx, &args, 0)) as i32;
+/// `process_exit(code)`: the host stops running JS; the internal error unwinds what runs now.
+fn process_exit(state: &Rc<HostState>, code: Option<f64>) -> Result<(), OpError> {
+    let code = code.unwrap_or(0.0) as i32;
     state.request_exit(code);
-    Err(rquickjs::Exception::throw_internal(
-        ctx,
-        &format!("process.exit({code})"),
-    ))
+    Err(OpError::internal(format!("process.exit({code})")))
 }
 
-fn process_chdir<'js>(
-    ctx: &Ctx<'js>,
-    state: &Rc<HostState>,
-    args: Rest<Value<'js>>,
-) -> rquickjs::Result<Value<'js>> {
-    let dir = string(ctx, &arg(ctx, &args, 0), "directory")?;
+fn process_chdir(state: &Rc<HostState>, dir: String) -> Result<(), OpError> {
     let target = state.cwd().join(&dir);
     match std::fs::canonicalize(&target) {
         Ok(path) if path.is_dir() => {
             state.set_cwd(path);
-            Ok(Value::new_undefined(ctx.clone()))
+            Ok(())
         }
-        _ => Err(crate::js::loader::throw_located(
-            ctx,
-            "Error",
+        _ => Err(OpError::new(
             "ENOENT",
-            &format!("ENOENT: no such file or directory, chdir '{dir}'"),
-            None,
-            None,
+            format!("ENOENT: no such file or directory, chdir '{dir}'"),
         )),
     }
 }

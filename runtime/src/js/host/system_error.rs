@@ -2,16 +2,14 @@
 //! error with Node's `code` (`ENOENT`), `errno` (-2), `syscall` (`open`), `path` (and `dest`),
 //! and Node's message shape, `ENOENT: no such file or directory, open '/x'`.
 //!
-//! Async ops return the `OpError` (the TS twin rebuilds the Error with the caller's frames);
-//! sync ops throw it at once with `throw`.
+//! The errors are `OpError`s of class `System`: an async op rejects with one (the TS twin
+//! rebuilds the Error with the caller's frames); the engine throws one from a sync op at once,
+//! in Node's shape.
 
 use std::io;
 use std::path::Path;
 
-use rquickjs::{Ctx, Object, Value};
-
-use super::super::convert;
-use super::super::ops::OpError;
+use crate::js::engine::OpError;
 
 /// libuv's name and text for each errno awf may meet (Node prints these).
 const ERRNOS: &[(i32, &str, &str)] = &[
@@ -115,11 +113,7 @@ pub fn errno_error(errno: i32, syscall: &str, path: Option<&Path>, dest: Option<
         message.push_str(&format!(" -> '{}'", dest.display()));
         data.insert("dest".into(), dest.display().to_string().into());
     }
-    OpError {
-        code: code.to_string(),
-        message,
-        data: Some(serde_json::Value::Object(data)),
-    }
+    OpError::system(code, message, serde_json::Value::Object(data))
 }
 
 /// A failed spawn of `file`: Node's `spawn git ENOENT`.
@@ -131,44 +125,15 @@ pub fn spawn_error(error: &io::Error, syscall: &str, file: &str) -> OpError {
 pub fn process_error(errno: i32, syscall: &str, file: &str) -> OpError {
     let (code, _) = describe_errno(errno);
     let syscall = format!("{syscall} {file}");
-    OpError {
-        code: code.to_string(),
-        message: format!("{syscall} {code}"),
-        data: Some(serde_json::json!({
+    OpError::system(
+        code,
+        format!("{syscall} {code}"),
+        serde_json::json!({
             "errno": -errno,
             "syscall": syscall,
             "path": file,
-        })),
-    }
-}
-
-/// Throws `error` from a sync op as Node does: an `Error` (a `TypeError` for
-/// `ERR_INVALID_ARG_TYPE`) whose own properties are errno, code, syscall, path, ..., in that order.
-pub fn throw<'js>(ctx: &Ctx<'js>, error: &OpError) -> rquickjs::Error {
-    let build = || -> rquickjs::Result<Value<'js>> {
-        let class = if error.code.starts_with("ERR_INVALID_ARG") {
-            "TypeError"
-        } else {
-            "Error"
-        };
-        let ctor: rquickjs::Function = ctx.globals().get(class)?;
-        let object: Object = ctor.call((error.message.as_str(),))?;
-        let data = error.data.as_ref().and_then(|d| d.as_object());
-        if let Some(errno) = data.and_then(|d| d.get("errno")) {
-            object.set("errno", convert::to_js(ctx, errno)?)?;
-        }
-        object.set("code", error.code.as_str())?;
-        for (key, value) in data.into_iter().flatten() {
-            if key != "errno" {
-                object.set(key.as_str(), convert::to_js(ctx, value)?)?;
-            }
-        }
-        Ok(object.into_value())
-    };
-    match build() {
-        Ok(value) => ctx.throw(value),
-        Err(e) => e,
-    }
+        }),
+    )
 }
 
 #[cfg(test)]
@@ -185,7 +150,7 @@ mod tests {
             "ENOENT: no such file or directory, open '/x'"
         );
         assert_eq!(
-            error.data,
+            error.data.as_deref().cloned(),
             Some(serde_json::json!({ "errno": -2, "syscall": "open", "path": "/x" }))
         );
         let e = io::Error::from_raw_os_error(libc::EXDEV);

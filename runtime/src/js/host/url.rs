@@ -6,25 +6,13 @@
 
 use std::rc::Rc;
 
-use rquickjs::function::Rest;
-use rquickjs::{Ctx, Value};
+use serde::Deserialize;
 use serde_json::json;
 use url::{quirks, Url};
 
-use crate::js::convert;
-use crate::js::engine::HostState;
-use crate::js::ops::{arg, string, Op, OpDecl};
+use crate::js::engine::{sync_op, HostState, OpDecl, OpError};
 
-pub const OPS: &[OpDecl] = &[
-    OpDecl {
-        name: "url_parse",
-        op: Op::Sync(url_parse),
-    },
-    OpDecl {
-        name: "url_set",
-        op: Op::Sync(url_set),
-    },
-];
+pub const OPS: &[OpDecl] = &[sync_op!(url_parse), sync_op!(url_set)];
 
 fn parts(url: &Url) -> serde_json::Value {
     json!({
@@ -49,42 +37,33 @@ fn parse(input: &str, base: Option<&str>) -> Option<Url> {
     }
 }
 
+#[derive(Deserialize)]
+struct UrlParse(String, Option<String>);
+
 /// `url_parse(input, base?)` -> the parts, or null when `input` is not a URL.
-fn url_parse<'js>(
-    ctx: &Ctx<'js>,
+fn url_parse(
     _: &Rc<HostState>,
-    args: Rest<Value<'js>>,
-) -> rquickjs::Result<Value<'js>> {
-    let input = string(ctx, &arg(ctx, &args, 0), "url")?;
-    let base_arg = arg(ctx, &args, 1);
-    let base = if base_arg.is_undefined() {
-        None
-    } else {
-        Some(string(ctx, &base_arg, "base")?)
-    };
-    match parse(&input, base.as_deref()) {
-        Some(url) => convert::to_js(ctx, &parts(&url)),
-        None => Ok(Value::new_null(ctx.clone())),
-    }
+    UrlParse(input, base): UrlParse,
+) -> Result<Option<serde_json::Value>, OpError> {
+    Ok(parse(&input, base.as_deref()).map(|url| parts(&url)))
 }
+
+#[derive(Deserialize)]
+struct UrlSet(String, String, String);
 
 /// `url_set(href, part, value)` -> the parts after setting `part` as the URL standard says; a
 /// value the setter refuses leaves the URL as it was (href alone throws, as `new URL` would).
-fn url_set<'js>(
-    ctx: &Ctx<'js>,
+fn url_set(
     _: &Rc<HostState>,
-    args: Rest<Value<'js>>,
-) -> rquickjs::Result<Value<'js>> {
-    let href = string(ctx, &arg(ctx, &args, 0), "href")?;
-    let part = string(ctx, &arg(ctx, &args, 1), "part")?;
-    let value = string(ctx, &arg(ctx, &args, 2), "value")?;
+    UrlSet(href, part, value): UrlSet,
+) -> Result<Option<serde_json::Value>, OpError> {
     let Ok(mut url) = Url::parse(&href) else {
-        return Ok(Value::new_null(ctx.clone()));
+        return Ok(None);
     };
     match part.as_str() {
         "href" => {
             if quirks::set_href(&mut url, &value).is_err() {
-                return Ok(Value::new_null(ctx.clone()));
+                return Ok(None);
             }
         }
         "protocol" => drop(quirks::set_protocol(&mut url, &value)),
@@ -96,14 +75,9 @@ fn url_set<'js>(
         "pathname" => quirks::set_pathname(&mut url, &value),
         "search" => quirks::set_search(&mut url, &value),
         "hash" => quirks::set_hash(&mut url, &value),
-        other => {
-            return Err(rquickjs::Exception::throw_type(
-                ctx,
-                &format!("no URL part {other}"),
-            ))
-        }
+        other => return Err(OpError::type_error(format!("no URL part {other}"))),
     }
-    convert::to_js(ctx, &parts(&url))
+    Ok(Some(parts(&url)))
 }
 
 #[cfg(test)]

@@ -1,0 +1,109 @@
+//! Rust asking JS: a `JsRequester` is a `Send` handle that any task (a socket serving a tool
+//! call) uses to have the host's JS run something and answer.
+//!
+//! A request travels as a `HostEvent` to the host's event loop, which calls the handler
+//! js/core.ts registered for its kind (`onRequest`), and keeps the reply channel in the
+//! `ReplyBook` under a fresh id until JS answers through the `reply` primitive (primitives.rs). A host that is
+//! gone, before or while a request waits, answers `JsFailure::HostGone`.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use tokio::sync::{mpsc, oneshot};
+
+use super::host_event::{HostEvent, JsFailure, JsReply};
+
+/// A `Send` handle for Rust tasks that need JS to run something and answer.
+#[derive(Clone)]
+pub struct JsRequester {
+    events: mpsc::UnboundedSender<HostEvent>,
+}
+
+impl JsRequester {
+    pub(crate) fn new(events: mpsc::UnboundedSender<HostEvent>) -> JsRequester {
+        JsRequester { events }
+    }
+
+    /// Asks the JS handler registered for `kind` (see `onRequest` in js/core.ts) and waits.
+    pub async fn request(&self, kind: &str, payload: serde_json::Value) -> JsReply {
+        let (reply, answer) = oneshot::channel();
+        let event = HostEvent::Request {
+            kind: kind.to_string(),
+            payload,
+            reply,
+        };
+        if self.events.send(event).is_err() {
+            return Err(JsFailure::HostGone);
+        }
+        answer.await.unwrap_or(Err(JsFailure::HostGone))
+    }
+}
+
+/// Requests JS is working on, by reply id.
+#[derive(Default)]
+pub struct ReplyBook(RefCell<HashMap<u64, oneshot::Sender<JsReply>>>);
+
+impl ReplyBook {
+    pub fn wait(&self, id: u64, reply: oneshot::Sender<JsReply>) {
+        self.0.borrow_mut().insert(id, reply);
+    }
+
+    /// Sends JS's answer to the request `id`.
+    pub fn answer(&self, id: u64, reply: JsReply) {
+        if let Some(sender) = self.0.borrow_mut().remove(&id) {
+            let _ = sender.send(reply);
+        }
+    }
+
+    /// Drops every waiting request: each requester hears `HostGone`.
+    pub fn clear(&self) {
+        self.0.borrow_mut().clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{call_js, current_thread, host};
+    use super::*;
+
+    #[test]
+    fn a_request_to_a_dropped_host_hears_that_it_is_gone() {
+        let requester = host().requester();
+        let reply = current_thread().block_on(requester.request("tool", serde_json::json!({})));
+        assert!(matches!(reply, Err(JsFailure::HostGone)), "{reply:?}");
+    }
+
+    #[test]
+    fn a_request_still_waiting_when_the_host_drops_hears_that_it_is_gone() {
+        let runtime = current_thread();
+        let host = host();
+        let requester = host.requester();
+        let waiting =
+            runtime.spawn(async move { requester.request("tool", serde_json::json!(1)).await });
+        runtime.block_on(tokio::task::yield_now());
+        drop(host);
+        let reply = runtime.block_on(waiting).expect("the request task ends");
+        assert!(matches!(reply, Err(JsFailure::HostGone)), "{reply:?}");
+    }
+
+    #[test]
+    fn a_request_is_answered_by_js_while_a_call_runs() {
+        let mut host = host();
+        let requester = host.requester();
+        let runtime = current_thread();
+        let waiting =
+            runtime.spawn(async move { requester.request("nobody", serde_json::json!(1)).await });
+        runtime.block_on(tokio::task::yield_now());
+        call_js(
+            &mut host,
+            "export const main = () => new Promise((resolve) => setTimeout(resolve, 20));",
+        );
+        let reply = runtime.block_on(waiting).expect("the request task ends");
+        match reply {
+            Err(JsFailure::Threw(error)) => {
+                assert_eq!(error.message, "no handler for host request nobody")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}

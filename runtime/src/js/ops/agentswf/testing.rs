@@ -1,0 +1,151 @@
+//! Ops of js/agentswf/testing.ts (`testWorkflow`): a run whose agents are scripted, the real
+//! socket exchange its scripts answer and call tools through, and the run's events as they come.
+
+use std::path::PathBuf;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::channel::client;
+use crate::channel::wire::Request;
+use crate::harness::RuntimeOverrides;
+use crate::js::engine::{async_op, sync_op, HostState, OpDecl, OpError};
+use crate::paths::make_temp_dir;
+use crate::workflow::run::{Run, RunMode, RunSpec};
+
+pub const OPS: &[OpDecl] = &[
+    sync_op!(test_run_open),
+    async_op!(test_run_close),
+    async_op!(test_exchange),
+    sync_op!(run_events),
+];
+
+/// What `testWorkflow` opens a run with.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct TestRunOptions {
+    name: Option<String>,
+    file: Option<String>,
+    cwd: Option<String>,
+    timeout_ms: Option<f64>,
+}
+
+/// `test_run_open({ name, file, cwd, timeoutMs })`: a scripted run; `cwd` null means a new temp
+/// folder, removed at the run's end (as are its records).
+fn test_run_open(
+    state: &Rc<HostState>,
+    options: TestRunOptions,
+) -> Result<serde_json::Value, OpError> {
+    let name = options.name.unwrap_or_else(|| "workflow".to_string());
+    let timeout =
+        Duration::from_secs_f64(options.timeout_ms.unwrap_or(1_800_000.0).max(0.0) / 1000.0);
+    let io = |what: &str, e: std::io::Error| {
+        OpError::type_error(format!("testWorkflow: cannot {what}: {e}"))
+    };
+    let records_root = make_temp_dir(&std::env::temp_dir(), "awf-test-run-")
+        .map_err(|e| io("make a folder for the run's records", e))?;
+    let mut scratch = vec![records_root.clone()];
+    let cwd = match options.cwd.as_deref() {
+        Some(dir) => {
+            let path = state.cwd().join(dir);
+            std::fs::canonicalize(&path)
+                .map_err(|e| io(&format!("use cwd {}", path.display()), e))?
+        }
+        None => {
+            let dir = make_temp_dir(&std::env::temp_dir(), "awf-test-cwd-")
+                .map_err(|e| io("make a temp cwd", e))?;
+            scratch.push(dir.clone());
+            dir
+        }
+    };
+    let file = PathBuf::from(options.file.unwrap_or_default());
+    let run = Run::open(RunSpec {
+        workflow: &name,
+        file: &file,
+        cwd: &cwd,
+        argv: &[],
+        timeout,
+        overrides: RuntimeOverrides::default(),
+        js: state.requester(),
+        mode: RunMode::Scripted {
+            records_root,
+            scratch,
+        },
+    })
+    .map_err(|e| io("open the run", e))?;
+    let run = Arc::new(run);
+    let handle = state.add_handle(run.clone());
+    Ok(json!({ "run": handle, "runId": run.id, "cwd": cwd.display().to_string() }))
+}
+
+fn run_of(state: &HostState, handle: u64) -> Result<Arc<Run>, OpError> {
+    state
+        .handle::<Arc<Run>>(handle)
+        .ok_or_else(|| OpError::new("run-ended", "this test run has ended"))
+}
+
+#[derive(Deserialize)]
+struct RunRef {
+    run: u64,
+}
+
+/// `test_run_close({ run })`: cancels what is left and cleans up.
+fn test_run_close(
+    state: &Rc<HostState>,
+    RunRef { run }: RunRef,
+) -> Result<impl std::future::Future<Output = Result<(), OpError>>, OpError> {
+    let run = run_of(state, run)?;
+    Ok(async move {
+        run.close().await;
+        Ok(())
+    })
+}
+
+#[derive(Deserialize)]
+struct TestExchange {
+    run: u64,
+    agent: String,
+    request: serde_json::Value,
+}
+
+/// `test_exchange({ run, agent, request })`: one wire request on the agent's own socket, as
+/// `wfa` would send it; resolves with the response.
+fn test_exchange(
+    state: &Rc<HostState>,
+    args: TestExchange,
+) -> Result<impl std::future::Future<Output = Result<serde_json::Value, OpError>>, OpError> {
+    let run = run_of(state, args.run)?;
+    let key = args.agent.as_str();
+    let agent = run
+        .agents
+        .get(key)
+        .ok_or_else(|| OpError::new("unknown-agent", format!("no agent \"{key}\" in this run")))?;
+    let socket = agent
+        .socket_path()
+        .ok_or_else(|| OpError::new("agent-closed", format!("agent \"{key}\" is closed")))?;
+    let request: Request = serde_json::from_value(args.request)
+        .map_err(|e| OpError::new("invalid-request", format!("not a wire request: {e}")))?;
+    Ok(async move {
+        let response = client::exchange(&socket, &request)
+            .await
+            .map_err(|e| OpError::new("unreachable", e))?;
+        serde_json::to_value(&response).map_err(|e| OpError::internal(e.to_string()))
+    })
+}
+
+#[derive(Deserialize)]
+struct RunEvents(u64, usize);
+
+/// `run_events(run, from)`: the run's events from index `from` (kept for scripted runs).
+fn run_events(
+    state: &Rc<HostState>,
+    RunEvents(handle, from): RunEvents,
+) -> Result<serde_json::Value, OpError> {
+    let run = state
+        .handle::<Arc<Run>>(handle)
+        .ok_or_else(|| OpError::type_error("this test run has ended"))?;
+    Ok(serde_json::Value::Array(run.records.kept_events(from)))
+}

@@ -1,0 +1,3 @@
+//! Ops of `awf test`'s JS half: js/test/file_runner.ts.
+
+pub mod file_runner;

@@ -1,0 +1,221 @@
+//! Ops of js/workflow/agents.ts: `wf.agents.open`, and an agent's `run` and `close`.
+
+use std::rc::Rc;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::agents::turn::{self, TurnRequest};
+use crate::agents::{Agent, AgentSpec};
+use crate::js::engine::{async_op, sync_op, HostState, Json, JsonCheck, OpDecl, OpError};
+use crate::schema::Schema;
+use crate::workflow::deadline::parse_duration;
+use crate::workflow::run::Run;
+
+pub const OPS: &[OpDecl] = &[
+    sync_op!(agent_open),
+    async_op!(agent_run),
+    async_op!(agent_close),
+];
+
+fn run_of(state: &HostState, handle: u64) -> Result<Arc<Run>, OpError> {
+    state.handle::<Arc<Run>>(handle).ok_or_else(|| {
+        OpError::new(
+            "run-ended",
+            "this workflow context belongs to a run that has ended",
+        )
+    })
+}
+
+fn agent_of(run: &Run, key: &str) -> Result<Arc<Agent>, OpError> {
+    run.agents.get(key).ok_or_else(|| {
+        OpError::new(
+            "unknown-agent",
+            format!("no agent \"{key}\" is open in this run"),
+        )
+    })
+}
+
+#[derive(Deserialize)]
+struct AgentOpen(f64, Json);
+
+/// `agent_open(run, spec)`: the agent's key once it is open (or already was, with the same spec).
+fn agent_open(
+    state: &Rc<HostState>,
+    AgentOpen(handle, Json(spec)): AgentOpen,
+) -> Result<serde_json::Value, OpError> {
+    let run = state.handle::<Arc<Run>>(handle as u64).ok_or_else(|| {
+        OpError::type_error("this workflow context belongs to a run that has ended")
+    })?;
+    let spec = AgentSpec::from_json(&spec.unwrap_or_default()).map_err(OpError::type_error)?;
+    let agent = run.agents.open(spec).map_err(OpError::type_error)?;
+    Ok(json!({ "key": agent.key, "launcher": agent.launcher.display().to_string() }))
+}
+
+/// What `agent.run` sends (js/workflow/agents.ts).
+#[derive(Deserialize)]
+struct AgentRun {
+    run: u64,
+    agent: String,
+    prompt: JsonCheck,
+    #[serde(default)]
+    schema: Option<Json>,
+    #[serde(default)]
+    timeout: Option<Json>,
+}
+
+/// `agent_run({ run, agent, prompt, schema, timeout })`: checks, takes the agent's next place in
+/// line and fixes the deadline now; the future runs the turn to its outcome.
+fn agent_run(
+    state: &Rc<HostState>,
+    args: AgentRun,
+) -> Result<impl std::future::Future<Output = Result<serde_json::Value, OpError>>, OpError> {
+    let run = run_of(state, args.run)?;
+    let agent = agent_of(&run, &args.agent)?;
+    if agent.is_closed() {
+        return Err(OpError::new(
+            "agent-closed",
+            format!(
+                "agent \"{}\" is closed; open another agent to give it turns",
+                agent.key
+            ),
+        ));
+    }
+    refuse_while_calling(&agent, "run")?;
+    let prompt = match args.prompt.0 {
+        Ok(Some(serde_json::Value::String(p))) if !p.trim().is_empty() => p,
+        Ok(Some(serde_json::Value::String(_))) => {
+            return Err(OpError::new(
+                "invalid-turn",
+                "agent.run({ prompt }): prompt is blank",
+            ))
+        }
+        _ => {
+            return Err(OpError::new(
+                "invalid-turn",
+                "agent.run({ prompt }): prompt must be a string",
+            ))
+        }
+    };
+    let schema = match args.schema.and_then(|Json(raw)| raw) {
+        None | Some(serde_json::Value::Null) => None,
+        Some(raw) => Some(Schema::compile(raw).map_err(|e| {
+            OpError::new("invalid-schema", format!("agent.run({{ schema }}): {e}"))
+        })?),
+    };
+    let timeout = read_timeout(
+        &args
+            .timeout
+            .and_then(|Json(raw)| raw)
+            .unwrap_or(serde_json::Value::Null),
+    )?;
+    let deadline = turn::deadline(timeout, run.deadline);
+    let request = TurnRequest {
+        id: run.agents.next_turn_id(),
+        prompt,
+        schema,
+        deadline,
+        ticket: agent.queue.ticket(),
+    };
+    let in_flight = run.agents.in_flight();
+    Ok(async move {
+        let outcome = turn::run(agent, request).await;
+        drop(in_flight);
+        Ok(outcome.to_json())
+    })
+}
+
+/// A handler cannot give work to the agent that called it: that agent is in a turn waiting for
+/// the handler, so the work would wait for itself.
+fn refuse_while_calling(agent: &Agent, operation: &str) -> Result<(), OpError> {
+    match agent.tool_call_running() {
+        Some(tool) => Err(OpError::new(
+            "agent-in-tool-call",
+            format!(
+                "agent \"{}\" is waiting for its tool {tool} to answer, so it cannot {operation} now; a tool handler cannot give work to the agent that called it (another agent can be run)",
+                agent.key
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// `timeout`: `"30s"`, `"20m"`, `"1h"`, `"1500ms"`, or a number of milliseconds.
+fn read_timeout(value: &serde_json::Value) -> Result<Option<Duration>, OpError> {
+    let invalid =
+        |why: String| OpError::new("invalid-turn", format!("agent.run({{ timeout }}): {why}"));
+    match value {
+        serde_json::Value::Null => Ok(None),
+        serde_json::Value::String(text) => parse_duration(text)
+            .map(Some)
+            .map_err(|e| invalid(e.to_string())),
+        serde_json::Value::Number(n) => match n.as_f64() {
+            Some(ms) if ms > 0.0 && ms.is_finite() => {
+                Ok(Some(Duration::from_secs_f64(ms / 1000.0)))
+            }
+            _ => Err(invalid(format!(
+                "{n} is not a positive number of milliseconds"
+            ))),
+        },
+        other => Err(invalid(format!(
+            "{other} is not a duration; write \"30s\", \"20m\" or a number of milliseconds"
+        ))),
+    }
+}
+
+/// Which agent of which run.
+#[derive(Deserialize)]
+struct AgentRef {
+    run: u64,
+    agent: String,
+}
+
+/// `agent_close({ run, agent })`: after the operations queued before it, the agent closes.
+fn agent_close(
+    state: &Rc<HostState>,
+    AgentRef { run, agent }: AgentRef,
+) -> Result<impl std::future::Future<Output = Result<(), OpError>>, OpError> {
+    let run = run_of(state, run)?;
+    let agent = agent_of(&run, &agent)?;
+    refuse_while_calling(&agent, "close")?;
+    let mut ticket = agent.queue.ticket();
+    let first = agent.begin_close();
+    let in_flight = run.agents.in_flight();
+    Ok(async move {
+        ticket.served().await;
+        if first {
+            agent.finish_close();
+        }
+        drop(in_flight);
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timeouts_read_as_authors_write_them() {
+        assert_eq!(
+            read_timeout(&json!("1500ms")).unwrap(),
+            Some(Duration::from_millis(1500))
+        );
+        assert_eq!(
+            read_timeout(&json!(2000)).unwrap(),
+            Some(Duration::from_secs(2))
+        );
+        assert_eq!(read_timeout(&serde_json::Value::Null).unwrap(), None);
+        assert!(read_timeout(&json!(-1))
+            .unwrap_err()
+            .message
+            .contains("positive"));
+        assert!(read_timeout(&json!("soon"))
+            .unwrap_err()
+            .message
+            .contains("not a duration"));
+        assert!(read_timeout(&json!(true)).is_err());
+    }
+}

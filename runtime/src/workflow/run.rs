@@ -1,0 +1,201 @@
+//! One run's shared state: its identity, records, deadline and agents (`Run`), reached by the
+//! ops of `wf` through the handle the host gave it. `RunSpec` is what a run is opened with, by
+//! `awf run` (workflow/mod.rs) or by a test's `testWorkflow` (js/ops/agentswf/testing.rs).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use serde_json::{json, Value};
+
+use crate::agents::{Agents, RunLink};
+use crate::harness::RuntimeOverrides;
+use crate::js::JsRequester;
+use crate::records::{time, Event, RunDir};
+
+impl Drop for Run {
+    /// A test that timed out never closed its run: its folders go when the run does.
+    fn drop(&mut self) {
+        self.remove_scratch();
+    }
+}
+
+/// What a run is opened with.
+pub struct RunSpec<'a> {
+    pub workflow: &'a str,
+    pub file: &'a Path,
+    pub cwd: &'a Path,
+    pub argv: &'a [String],
+    pub timeout: Duration,
+    pub overrides: RuntimeOverrides,
+    /// Asks the run's JS to call tool handlers (and, in tests, scripts).
+    pub js: JsRequester,
+    pub mode: RunMode,
+}
+
+/// Where a run's `wf.log` lines go as they are logged (the CLI prints them on stderr).
+pub type LogSink = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// Whether agents are real processes or scripted by a test.
+pub enum RunMode {
+    /// `awf run`: each `wf.log` line also goes to `log`, if any.
+    Live { log: Option<LogSink> },
+    /// `testWorkflow`: every agent is played by the test's scripts; records go under
+    /// `records_root` and are also kept in memory for the test to read. `scratch` folders are
+    /// removed at the run's end.
+    Scripted {
+        records_root: PathBuf,
+        scratch: Vec<PathBuf>,
+    },
+}
+
+/// One run's shared state: its identity, records, deadline and agents.
+pub struct Run {
+    pub id: String,
+    pub workflow: String,
+    pub file: PathBuf,
+    pub cwd: PathBuf,
+    pub started: SystemTime,
+    pub deadline: Instant,
+    pub records: Arc<RunDir>,
+    pub agents: Agents,
+    cancel: tokio::sync::watch::Sender<bool>,
+    /// Folders made for the run alone (a test's temp cwd and records), removed at its end.
+    scratch: Vec<PathBuf>,
+    /// Where `wf.log` lines go beside the records; a tested run has none, and keeps its log
+    /// for `run.logs`: the test's output is the runner's.
+    log: Option<LogSink>,
+}
+
+impl Run {
+    /// Creates the run's folder and writes `run.json` and the first event.
+    pub fn open(spec: RunSpec<'_>) -> std::io::Result<Run> {
+        let started = SystemTime::now();
+        let id = time::new_run_id(started);
+        let scripted = matches!(spec.mode, RunMode::Scripted { .. });
+        let records_root = match &spec.mode {
+            RunMode::Live { .. } => spec.cwd,
+            RunMode::Scripted { records_root, .. } => records_root.as_path(),
+        };
+        let records = RunDir::create(records_root, spec.workflow, &id)?;
+        if scripted {
+            records.keep_events();
+        }
+        // Behind: the run need not wait for the disk; output.json's write waits for it.
+        records.write_json_behind(
+            "run.json",
+            &json!({
+                "version": 1,
+                "runId": id,
+                "workflow": spec.workflow,
+                "file": spec.file.display().to_string(),
+                "cwd": spec.cwd.display().to_string(),
+                "argv": spec.argv,
+                "timeoutMs": spec.timeout.as_millis() as u64,
+                "startedAt": time::rfc3339(started),
+            }),
+        )?;
+        records.append(&Event::RunStarted {
+            run_id: id.clone(),
+            workflow: spec.workflow.to_string(),
+            file: spec.file.display().to_string(),
+            cwd: spec.cwd.display().to_string(),
+            argv: spec.argv.to_vec(),
+        })?;
+        let records = Arc::new(records);
+        let deadline = Instant::now() + spec.timeout;
+        let (cancel, cancelled) = tokio::sync::watch::channel(false);
+        let agents = Agents::new(RunLink {
+            run_id: id.clone(),
+            js: spec.js,
+            records: records.clone(),
+            cwd: spec.cwd.to_path_buf(),
+            deadline,
+            cancelled,
+            overrides: spec.overrides,
+            scripted,
+        });
+        Ok(Run {
+            id,
+            workflow: spec.workflow.to_string(),
+            file: spec.file.to_path_buf(),
+            cwd: spec.cwd.to_path_buf(),
+            started,
+            deadline,
+            records,
+            agents,
+            cancel,
+            log: match &spec.mode {
+                RunMode::Live { log } => log.clone(),
+                RunMode::Scripted { .. } => None,
+            },
+            scratch: match spec.mode {
+                RunMode::Live { .. } => Vec::new(),
+                RunMode::Scripted { scratch, .. } => scratch,
+            },
+        })
+    }
+
+    /// Ends a run that JS drove (a test's): cancels what is left, lets the turns settle, stops
+    /// the agents' sockets and removes the run's scratch folders.
+    pub async fn close(&self) {
+        self.cancel();
+        self.agents.settled().await;
+        self.agents.shut_down();
+        self.remove_scratch();
+    }
+
+    fn remove_scratch(&self) {
+        if self.scratch.is_empty() {
+            return;
+        }
+        // run.json may still be on its way into a scratch folder.
+        let _ = self.records.catch_up();
+        for dir in &self.scratch {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+
+    /// Cancels every turn of the run: queued ones and running ones end `cancelled`.
+    pub fn cancel(&self) {
+        self.cancel.send_replace(true);
+    }
+
+    /// `wf.log`: a line to the run's log sink (not in a test) and in the records.
+    pub fn log(&self, message: &str, fields: Option<Value>) {
+        tracing::debug!(text = message, "wf.log");
+        if let Some(log) = &self.log {
+            log(&log_line(message, fields.as_ref()));
+        }
+        self.record(&Event::Log {
+            message: message.to_string(),
+            fields,
+        });
+    }
+
+    /// Appends an event; a record that cannot be written is a warning, and the run goes on
+    /// (losing a log line must not fail a workflow).
+    pub fn record(&self, event: &Event) {
+        if let Err(e) = self.records.append(event) {
+            tracing::warn!(
+                "cannot append to {}: {e}",
+                self.records.path().join("events.jsonl").display()
+            );
+        }
+    }
+}
+
+/// `message key=value ...`: a string value without spaces as it is, any other value as JSON.
+fn log_line(message: &str, fields: Option<&Value>) -> String {
+    let mut line = message.to_string();
+    if let Some(Value::Object(map)) = fields {
+        for (key, value) in map {
+            let shown = match value {
+                Value::String(s) if !s.contains(char::is_whitespace) && !s.is_empty() => s.clone(),
+                other => other.to_string(),
+            };
+            line.push_str(&format!(" {key}={shown}"));
+        }
+    }
+    line
+}

@@ -1,0 +1,4 @@
+export default defineWorkflow({
+  meta: { name: " ", description: "Blank name." },
+  run: () => 1,
+});

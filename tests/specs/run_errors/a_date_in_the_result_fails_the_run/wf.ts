@@ -1,0 +1,4 @@
+export default defineWorkflow({
+  meta: { name: "dated", description: "Returns a Date." },
+  run: () => ({ when: new Date(0) }),
+});

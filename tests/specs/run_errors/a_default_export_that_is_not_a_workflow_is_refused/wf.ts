@@ -1,0 +1,4 @@
+export default {
+  meta: { name: "plain", description: "Not from defineWorkflow." },
+  run: () => 1,
+};

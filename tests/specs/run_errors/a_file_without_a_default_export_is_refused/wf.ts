@@ -1,0 +1,4 @@
+export const workflow = defineWorkflow({
+  meta: { name: "named", description: "Exported by name." },
+  run: () => 1,
+});

@@ -1,0 +1,5 @@
+export default defineWorkflow({
+  meta: { name: "prepjson", description: "prepare returns a Map." },
+  prepare: () => new Map(),
+  run: () => 1,
+});

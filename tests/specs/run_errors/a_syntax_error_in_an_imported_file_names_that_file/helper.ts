@@ -1,0 +1,3 @@
+export function helper(): number {
+  return 1 +;
+}

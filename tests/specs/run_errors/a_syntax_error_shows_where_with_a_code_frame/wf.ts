@@ -1,0 +1,11 @@
+interface Finding {
+  file: string;
+}
+
+export default defineWorkflow({
+  meta: { name: "broken", description: "Does not parse." },
+  run() {
+    const findings: Finding[] = [;
+    return findings;
+  },
+});

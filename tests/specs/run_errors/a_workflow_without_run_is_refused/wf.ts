@@ -1,0 +1,3 @@
+export default defineWorkflow({
+  meta: { name: "norun", description: "No run." },
+} as any);

@@ -1,0 +1,4 @@
+export default defineWorkflow({
+  meta: { name: "../escape", description: "A name with a slash." },
+  run: () => 1,
+});
