@@ -6,10 +6,10 @@ use std::io::{BufWriter, IsTerminal};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use awf_runtime::duration::parse_duration;
 use awf_runtime::limits::DEFAULT_TEST_TIMEOUT;
 use awf_runtime::testing::report::{JunitReporter, PrettyOptions, PrettyReporter, TestReporter};
 use awf_runtime::testing::{TestOptions, TestRun};
-use awf_runtime::workflow::deadline::parse_duration;
 
 use crate::args::TestArgs;
 

@@ -11,10 +11,10 @@ use serde_json::json;
 use super::{arg, number, type_error, Op, OpDecl, OpError, OpFuture, OpValue};
 use crate::agents::turn::{self, TurnRequest};
 use crate::agents::{Agent, AgentSpec};
+use crate::duration::parse_duration;
 use crate::js::convert;
 use crate::js::engine::HostState;
 use crate::schema::Schema;
-use crate::workflow::deadline::parse_duration;
 use crate::workflow::Run;
 
 pub const OPS: &[OpDecl] = &[
