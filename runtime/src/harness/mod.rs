@@ -11,11 +11,18 @@
 //! to harnesses; what each CLI reports of its tokens is folded by `crate::usage`.
 
 pub mod attempt;
+pub mod claude;
+pub mod cli;
+pub mod codex;
 pub mod command;
 pub mod environment;
+pub mod gemini;
+pub mod opencode;
+pub mod pi;
 pub mod process;
 pub mod registry;
 pub mod scripted;
+pub mod survey;
 
 use std::future::Future;
 use std::path::Path;

@@ -87,12 +87,32 @@ impl Captured {
         String::from_utf8_lossy(&self.bytes).into_owned()
     }
 
-    /// The last `n` non-empty lines, for failure details.
+    /// The last `n` non-empty lines, for failure details (terminal colour codes taken out).
     pub fn last_lines(&self, n: usize) -> String {
-        let text = self.text();
+        let text = strip_escapes(&self.text());
         let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
         lines[lines.len().saturating_sub(n)..].join("\n")
     }
+}
+
+/// `text` without ANSI escape sequences (`ESC [ ... letter`): a CLI colours its errors even
+/// when its stderr is a pipe.
+fn strip_escapes(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' && chars.peek() == Some(&'[') {
+            chars.next();
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// A started agent process and its group.
@@ -359,6 +379,15 @@ mod tests {
         assert_eq!(lines.len(), 2);
         assert_eq!(lines[0].len(), MAX_HARNESS_LINE_BYTES);
         assert_eq!(lines[1], "short");
+    }
+
+    #[test]
+    fn failure_details_lose_colour_codes() {
+        let stderr = Captured {
+            bytes: b"\x1b[91m\x1b[1mError: \x1b[0mSession not found\n".to_vec(),
+            truncated: false,
+        };
+        assert_eq!(stderr.last_lines(5), "Error: Session not found");
     }
 
     #[test]
