@@ -124,6 +124,12 @@ fn two_turns(cli: Cli) {
         commands.iter().any(|c| c.ends_with("tool add --x 'abc'")),
         "{commands:?}"
     );
+    let logs = project.awf(&["logs"]).run();
+    logs.assert_success();
+    assert_has(&logs.stdout, &format!("a t1  {} session ", cli.name()));
+    assert_has(&logs.stdout, "tool add --x 'abc'");
+    assert_has(&logs.stdout, "→ add {\"x\":1}");
+    assert_has(&logs.stdout, "turn answered after");
 }
 
 #[test]

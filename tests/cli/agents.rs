@@ -155,6 +155,43 @@ WF_JSON
     );
 }
 
+/// An agent does not inherit what would make a CLI think it runs inside another agent's session
+/// (awf started from inside codex or claude), nor awf's own variables; the rest passes, and the
+/// spec's `env` wins over everything.
+#[test]
+fn agents_inherit_the_environment_less_session_markers_and_awfs_own() {
+    let project = TempProject::new();
+    project
+        .script(
+            "agent.sh",
+            r#"#!/bin/sh
+cat > /dev/null
+printf '%s|%s|%s|%s|%s|%s\n' "${CLAUDECODE-unset}" "${CODEX_THREAD_ID-unset}" "${AWF_PRIVATE-unset}" "${ANTHROPIC_BASE_URL-unset}" "${CODEX_HOME-unset}" "${OVERRIDDEN-unset}" > env.txt
+"$AWF_WFA" result "$AWF_TURN" <<'WF_JSON'
+ok
+WF_JSON
+"#,
+        )
+        .file(
+            "wf.ts",
+            &one_turn(r#", env: { OVERRIDDEN: "by the spec" }"#, r#"{ prompt: "Go." }"#),
+        );
+    project
+        .awf(&["run", "wf.ts"])
+        .env("CLAUDECODE", "1")
+        .env("CODEX_THREAD_ID", "01a2-outer")
+        .env("AWF_PRIVATE", "internal")
+        .env("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
+        .env("CODEX_HOME", "/opt/codex-home")
+        .env("OVERRIDDEN", "by the user")
+        .run()
+        .assert_success();
+    assert_eq!(
+        project.read("env.txt").trim(),
+        "unset|unset|unset|http://127.0.0.1:9|/opt/codex-home|by the spec"
+    );
+}
+
 #[test]
 fn a_silent_turn_gets_one_check_in() {
     let project = TempProject::new();

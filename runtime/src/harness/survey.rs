@@ -86,13 +86,13 @@ fn look(info: &'static CliInfo) -> CliSurvey {
     }
 }
 
-/// The first line of `<program> --version`, within `VERSION_BOUND`.
+/// The first line `<program> --version` prints, within `VERSION_BOUND`.
 fn version_of(program: &std::path::Path) -> Result<String, String> {
     let mut child = Command::new(program)
         .arg("--version")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| format!("cannot run {}: {e}", program.display()))?;
     let started = Instant::now();
@@ -113,11 +113,18 @@ fn version_of(program: &std::path::Path) -> Result<String, String> {
             }
         }
     }
-    let mut out = String::new();
-    if let Some(mut stdout) = child.stdout.take() {
-        let _ = stdout.read_to_string(&mut out);
+    // Most print their version on stdout; pi prints it on stderr.
+    let mut stdout = String::new();
+    let mut stderr = String::new();
+    if let Some(mut out) = child.stdout.take() {
+        let _ = out.read_to_string(&mut stdout);
     }
-    out.lines()
+    if let Some(mut err) = child.stderr.take() {
+        let _ = err.read_to_string(&mut stderr);
+    }
+    [stdout, stderr]
+        .iter()
+        .flat_map(|text| text.lines())
         .map(str::trim)
         .find(|line| !line.is_empty())
         .map(str::to_string)
