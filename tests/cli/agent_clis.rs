@@ -184,6 +184,34 @@ fn codex_hands_a_slow_call_back_and_the_same_call_again_joins_it() {
     assert_eq!(events.iter().filter(|e| e["event"] == "tool-joined").count(), 1);
 }
 
+/// A CLI run that ends without an answer gets one check-in, a resumed run of the same session
+/// whose prompt says the answer is missing.
+fn check_in(cli: Cli) {
+    let project = project();
+    let script = json!({"prompts": [
+        {"steps": [{"text": "I will answer later."}]},
+        {"steps": [{"shell": "{wfa} result {turn} --ok 'true'"}, {"text": "Sent."}]}]});
+    let fake = FakeModel::start(&project, cli.api(), &script, false);
+    let ran = run_live(&project, cli, &fake, &json!({"runtime": cli.runtime(), "turns": 1}));
+    ran.assert_success();
+    assert_eq!(ran.json()["outcomes"][0]["value"], json!({"ok": true}), "{}", ran.stderr);
+    assert_eq!(project.events_of("live", "check-in").len(), 1);
+    let checked_in = fake.requests_for_prompt(1);
+    let prompts = checked_in[0]["decision"]["prompts"].as_array().expect("prompts").clone();
+    assert_eq!(prompts.len(), 2, "the check-in resumed the turn's session: {prompts:?}");
+    assert_has(prompts[1].as_str().unwrap(), "You ended your turn t1 without sending its answer");
+}
+
+#[test]
+fn codex_is_checked_in_on_in_the_same_session() {
+    check_in(Cli::Codex);
+}
+
+#[test]
+fn claude_is_checked_in_on_in_the_same_session() {
+    check_in(Cli::Claude);
+}
+
 /// A key the model server refuses makes the turn `blocked`, with the CLI's own words.
 fn refused_key(cli: Cli) {
     let project = project();

@@ -471,6 +471,9 @@ fn mistakes_in_an_agent_spec_fail_the_open() {
       { key: "a b", runtime: { command: ["sh"] } },
       { key: "a", runtime: "codex" },
       { key: "a", runtime: { command: ["sh"] }, colour: "red" },
+      { key: "a", runtime: { harness: "codex", effort: "ultra" } },
+      { key: "a", runtime: { harness: "gpt" } },
+      { key: "a", runtime: "gpt" },
     ];
     const messages = [];
     for (const s of specs) { try { await wf.agents.open(s as any); messages.push("opened"); } catch (e) { messages.push((e as Error).message); } }
@@ -480,8 +483,10 @@ fn mistakes_in_an_agent_spec_fail_the_open() {
 "#,
     );
     let tmp = project.path().display().to_string();
+    // No agent CLI on PATH, whatever this machine has installed.
     let messages: Vec<String> = project
         .awf(&["run", "wf.ts"])
+        .env("PATH", "/usr/bin:/bin")
         .run()
         .assert_success()
         .json_strings()
@@ -493,8 +498,17 @@ fn mistakes_in_an_agent_spec_fail_the_open() {
         "agent \"a\": runtime.command: no file at [TMP]/missing.sh"
     );
     assert_has(&messages[1], "is not a valid agent key");
-    assert_has(&messages[2], "--runtime codex=<command>");
+    assert_eq!(
+        messages[2],
+        "agent \"a\": runtime: codex is not installed (no `codex` on PATH); install it with `npm install -g @openai/codex@0.171.0` (the version awf is tested with), or run this workflow with `--runtime codex=<command>`"
+    );
     assert_has(&messages[3], "unknown option `colour`");
+    assert_eq!(
+        messages[4],
+        "agent \"a\": runtime.effort: \"ultra\" is not an effort level of codex (it has minimal, low, medium, high, xhigh)"
+    );
+    assert_has(&messages[5], "runtime.harness: unknown harness \"gpt\"; awf drives codex, claude, gemini, pi and opencode");
+    assert_has(&messages[6], "unknown runtime \"gpt\"");
 }
 
 #[test]
