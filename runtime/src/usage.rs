@@ -169,10 +169,8 @@ impl UsageFold {
             reported.tokens = total;
         }
         let mut cost = None;
-        for part in [self.cost_requests, self.cost_run] {
-            if let Some(usd) = part {
-                cost = Some(cost.unwrap_or(0.0) + usd);
-            }
+        for usd in [self.cost_requests, self.cost_run].into_iter().flatten() {
+            cost = Some(cost.unwrap_or(0.0) + usd);
         }
         if let Some(total) = self.cost_session {
             let before = reported.cost_usd.unwrap_or(0.0);

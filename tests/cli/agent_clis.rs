@@ -45,7 +45,11 @@ fn usage_of(cli: Cli, requests: u64) -> Value {
     let (input, cached, output, reasoning) = PER_REQUEST;
     // pi reports no reasoning tokens (its usage has no such field); claude counts thinking from
     // the thinking blocks it streams, and the fake sends none.
-    let reasoning = if matches!(cli, Cli::Pi | Cli::Claude) { 0 } else { reasoning };
+    let reasoning = if matches!(cli, Cli::Pi | Cli::Claude) {
+        0
+    } else {
+        reasoning
+    };
     json!({
         "inputTokens": input * requests,
         "cachedInputTokens": cached * requests,
@@ -96,21 +100,56 @@ fn two_turns(cli: Cli) {
     // The second turn resumed the first's session: its history holds the first prompt.
     let second = fake.requests_for_prompt(1);
     assert!(!second.is_empty(), "the second turn asked the model");
-    let prompts = second[0]["decision"]["prompts"].as_array().expect("prompts").clone();
-    assert_eq!(prompts.len(), 2, "both turns' prompts in the resumed history: {prompts:?}");
-    assert_has(prompts[0].as_str().unwrap(), "Record the number 1 with the add tool");
+    let prompts = second[0]["decision"]["prompts"]
+        .as_array()
+        .expect("prompts")
+        .clone();
+    assert_eq!(
+        prompts.len(),
+        2,
+        "both turns' prompts in the resumed history: {prompts:?}"
+    );
+    assert_has(
+        prompts[0].as_str().unwrap(),
+        "Record the number 1 with the add tool",
+    );
 
     // One native session, recorded for each turn; tokens per turn and for the agent.
     let events = project.events("live");
-    let sessions: Vec<&Value> = events.iter().filter(|e| e["event"] == "agent-session").collect();
-    assert_eq!(sessions.len(), 2, "each turn says its session: {sessions:?}");
-    assert_eq!(sessions[0]["session"], sessions[1]["session"], "the same session for both turns");
+    let sessions: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["event"] == "agent-session")
+        .collect();
+    assert_eq!(
+        sessions.len(),
+        2,
+        "each turn says its session: {sessions:?}"
+    );
+    assert_eq!(
+        sessions[0]["session"], sessions[1]["session"],
+        "the same session for both turns"
+    );
     assert_eq!(sessions[0]["harness"], cli.name());
-    let settled: Vec<&Value> = events.iter().filter(|e| e["event"] == "turn-settled").collect();
-    assert_eq!(tokens(&settled[0]["usage"]), usage_of(cli, 4), "{}", settled[0]);
-    assert_eq!(tokens(&settled[1]["usage"]), usage_of(cli, 2), "{}", settled[1]);
-    let output: Value =
-        serde_json::from_str(&std::fs::read_to_string(project.only_run_dir("live").join("output.json")).unwrap()).unwrap();
+    let settled: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["event"] == "turn-settled")
+        .collect();
+    assert_eq!(
+        tokens(&settled[0]["usage"]),
+        usage_of(cli, 4),
+        "{}",
+        settled[0]
+    );
+    assert_eq!(
+        tokens(&settled[1]["usage"]),
+        usage_of(cli, 2),
+        "{}",
+        settled[1]
+    );
+    let output: Value = serde_json::from_str(
+        &std::fs::read_to_string(project.only_run_dir("live").join("output.json")).unwrap(),
+    )
+    .unwrap();
     assert_eq!(tokens(&output["usage"]["a"]), usage_of(cli, 6), "{output}");
     assert_has(&ran.stderr, "awf: agent \"a\" used 6,000 in (1,200 cached)");
 
@@ -175,13 +214,34 @@ fn codex_hands_a_slow_call_back_and_the_same_call_again_joins_it() {
     assert_eq!(result["slowCalls"], 1, "the handler ran once: {result}");
     assert_eq!(result["outcomes"][0]["kind"], "answered");
     let requests = fake.requests_for_prompt(0);
-    let handed_back = requests.iter().find(|r| r["decision"]["step_index"] == 1).expect("asked after the first call");
-    assert_has(&handed_back["decision"]["tool_outputs"].to_string(), "Process running with session ID");
-    let joined = requests.iter().find(|r| r["decision"]["step_index"] == 2).expect("asked after the second call");
+    let handed_back = requests
+        .iter()
+        .find(|r| r["decision"]["step_index"] == 1)
+        .expect("asked after the first call");
+    assert_has(
+        &handed_back["decision"]["tool_outputs"].to_string(),
+        "Process running with session ID",
+    );
+    let joined = requests
+        .iter()
+        .find(|r| r["decision"]["step_index"] == 2)
+        .expect("asked after the second call");
     assert_has(&joined["decision"]["tool_outputs"].to_string(), "slow done");
     let events = project.events("live");
-    assert_eq!(events.iter().filter(|e| e["event"] == "tool-called").count(), 1);
-    assert_eq!(events.iter().filter(|e| e["event"] == "tool-joined").count(), 1);
+    assert_eq!(
+        events
+            .iter()
+            .filter(|e| e["event"] == "tool-called")
+            .count(),
+        1
+    );
+    assert_eq!(
+        events
+            .iter()
+            .filter(|e| e["event"] == "tool-joined")
+            .count(),
+        1
+    );
 }
 
 /// A CLI run that ends without an answer gets one check-in, a resumed run of the same session
@@ -192,14 +252,34 @@ fn check_in(cli: Cli) {
         {"steps": [{"text": "I will answer later."}]},
         {"steps": [{"shell": "{wfa} result {turn} --ok 'true'"}, {"text": "Sent."}]}]});
     let fake = FakeModel::start(&project, cli.api(), &script, false);
-    let ran = run_live(&project, cli, &fake, &json!({"runtime": cli.runtime(), "turns": 1}));
+    let ran = run_live(
+        &project,
+        cli,
+        &fake,
+        &json!({"runtime": cli.runtime(), "turns": 1}),
+    );
     ran.assert_success();
-    assert_eq!(ran.json()["outcomes"][0]["value"], json!({"ok": true}), "{}", ran.stderr);
+    assert_eq!(
+        ran.json()["outcomes"][0]["value"],
+        json!({"ok": true}),
+        "{}",
+        ran.stderr
+    );
     assert_eq!(project.events_of("live", "check-in").len(), 1);
     let checked_in = fake.requests_for_prompt(1);
-    let prompts = checked_in[0]["decision"]["prompts"].as_array().expect("prompts").clone();
-    assert_eq!(prompts.len(), 2, "the check-in resumed the turn's session: {prompts:?}");
-    assert_has(prompts[1].as_str().unwrap(), "You ended your turn t1 without sending its answer");
+    let prompts = checked_in[0]["decision"]["prompts"]
+        .as_array()
+        .expect("prompts")
+        .clone();
+    assert_eq!(
+        prompts.len(),
+        2,
+        "the check-in resumed the turn's session: {prompts:?}"
+    );
+    assert_has(
+        prompts[1].as_str().unwrap(),
+        "You ended your turn t1 without sending its answer",
+    );
 }
 
 #[test]
@@ -221,8 +301,14 @@ fn refused_key(cli: Cli) {
     ran.assert_success();
     let outcome = &ran.json()["outcomes"][0];
     assert_eq!(outcome["kind"], "blocked", "{outcome}");
-    let detail = outcome["detail"].as_str().unwrap_or_default().to_lowercase();
-    assert!(detail.contains("api key") || detail.contains("401"), "{detail}");
+    let detail = outcome["detail"]
+        .as_str()
+        .unwrap_or_default()
+        .to_lowercase();
+    assert!(
+        detail.contains("api key") || detail.contains("401"),
+        "{detail}"
+    );
 }
 
 #[test]
@@ -254,7 +340,10 @@ fn lost_session(cli: Cli, store: &str, reason: &str) {
     assert_eq!(outcomes[1]["kind"], "failed", "{outcomes}");
     assert_has(outcomes[1]["detail"].as_str().unwrap_or_default(), reason);
     let check_ins = project.events_of("live", "check-in");
-    assert!(check_ins.is_empty(), "a failure is not checked in on: {check_ins:?}");
+    assert!(
+        check_ins.is_empty(),
+        "a failure is not checked in on: {check_ins:?}"
+    );
 }
 
 #[test]
@@ -264,7 +353,11 @@ fn codex_with_a_lost_session_fails_with_its_reason() {
 
 #[test]
 fn claude_with_a_lost_session_fails_with_its_reason() {
-    lost_session(Cli::Claude, "claude/projects", "No conversation found with session ID");
+    lost_session(
+        Cli::Claude,
+        "claude/projects",
+        "No conversation found with session ID",
+    );
 }
 
 /// `awf doctor` reports each CLI: installed or not, the pinned version, readiness.
@@ -280,7 +373,12 @@ fn doctor_reports_each_cli() {
         .env("OPENAI_API_KEY", "sk-test")
         .run();
     let report = ran.json();
-    let clis: Vec<&str> = report.as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
+    let clis: Vec<&str> = report
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
     assert_eq!(clis, ["codex", "claude", "gemini", "pi", "opencode"]);
     let codex = &report[0];
     assert_eq!(codex["installed"], true, "{codex}");
@@ -289,14 +387,25 @@ fn doctor_reports_each_cli() {
     assert_eq!(codex["readiness"], "OPENAI_API_KEY is set");
     let gemini = &report[2];
     assert_eq!(gemini["installed"], false, "{gemini}");
-    assert_eq!(gemini["install"], "npm install -g @google/gemini-cli@0.61.0");
-    assert_eq!(ran.code, Some(0), "every installed CLI is ready: {}", ran.stdout);
+    assert_eq!(
+        gemini["install"],
+        "npm install -g @google/gemini-cli@0.61.0"
+    );
+    assert_eq!(
+        ran.code,
+        Some(0),
+        "every installed CLI is ready: {}",
+        ran.stdout
+    );
 
     let text = AwfCommand::new(crate::util::awf_bin())
         .args(&["doctor"])
         .env("PATH", "/usr/bin:/bin")
         .env("HOME", &home)
         .run();
-    assert_has(&text.stdout, "codex: not installed\n  install: npm install -g @openai/codex@0.171.0");
+    assert_has(
+        &text.stdout,
+        "codex: not installed\n  install: npm install -g @openai/codex@0.171.0",
+    );
     assert_has(&text.stdout, "claude: not installed");
 }

@@ -225,7 +225,12 @@ impl Drop for FakeModel {
 
 /// `awf run` of the live fixture with `cli` as the agent, against `fake`, in `project` (whose
 /// `state/` holds the CLI's state and `home/` its HOME).
-pub fn run_live(project: &TempProject, cli: Cli, fake: &FakeModel, input: &Value) -> crate::util::Ran {
+pub fn run_live(
+    project: &TempProject,
+    cli: Cli,
+    fake: &FakeModel,
+    input: &Value,
+) -> crate::util::Ran {
     let bin = installed(cli);
     let state = project.path().join("state");
     let home = project.path().join("home");

@@ -173,14 +173,12 @@ impl<'a> Reading<'a> {
     fn line<H: ProcessHarness + ?Sized>(&mut self, harness: &H, (stream, line): Line) {
         for event in harness.read_line(stream, &line, &mut self.memory) {
             match &event {
-                HarnessEvent::Session(id) => {
-                    if self.native.id.as_deref() != Some(id.as_str()) {
-                        // A session of its own: its running totals start again.
-                        *self.native = NativeSession {
-                            id: Some(id.clone()),
-                            ..NativeSession::default()
-                        };
-                    }
+                // A session of its own: its running totals start again.
+                HarnessEvent::Session(id) if self.native.id.as_deref() != Some(id.as_str()) => {
+                    *self.native = NativeSession {
+                        id: Some(id.clone()),
+                        ..NativeSession::default()
+                    };
                 }
                 HarnessEvent::Usage { tokens, basis } => self.fold.tokens(*tokens, *basis),
                 HarnessEvent::Cost { usd, basis } => self.fold.cost(*usd, *basis),
