@@ -32,6 +32,18 @@ pub enum Command {
     Logs(LogsArgs),
     /// Run test files (*.test.ts, *.spec.ts) with the bun:test API
     Test(TestArgs),
+    /// Check the agent CLIs awf drives: installed, version, login or endpoint, capabilities
+    Doctor(DoctorArgs),
+}
+
+#[derive(Args, Debug)]
+#[command(
+    long_about = "Check the agent CLIs awf drives (codex, claude, gemini, pi, opencode): whether each is installed on PATH, its version against the one awf is tested with, whether it looks able to reach a model (a key, a login or an endpoint; no model is called), and what awf can do with it.\n\nExits 0 when every installed CLI is the tested version and ready, 1 otherwise."
+)]
+pub struct DoctorArgs {
+    /// Print the report as JSON
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args, Debug)]

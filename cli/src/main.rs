@@ -17,6 +17,7 @@ fn main() -> ExitCode {
         args::Command::Run(run) => commands::run::run(run),
         args::Command::Logs(logs) => commands::logs::run(logs),
         args::Command::Test(test) => commands::test::run(test),
+        args::Command::Doctor(doctor) => commands::doctor::run(doctor),
     };
     ExitCode::from(code.clamp(0, 255) as u8)
 }

@@ -18,3 +18,49 @@ pub const AWF_WFA_BIN: &str = "AWF_WFA_BIN";
 /// Read by awf: which diagnostics go to stderr, as tracing's filter directives (`debug`,
 /// `awf_runtime::js=trace,info`); `--log-level` wins over it. Default: warnings only.
 pub const AWF_LOG: &str = "AWF_LOG";
+
+/// Inherited variables an agent never sees: the ones an agent CLI sets in its own tool shell to
+/// say "you run inside my session" (seen on each CLI's shell, reference/harnesses.md versions).
+/// When awf itself runs inside an agent's session, passing them on would make the agents it
+/// opens think they are that session's children (a codex thread id, claude's session and its
+/// messaging socket, ...). Everything else passes, so `CODEX_HOME`, `ANTHROPIC_BASE_URL`,
+/// `GEMINI_API_KEY` and the like reach the CLI. Every inherited `AWF_*` variable is withheld
+/// too (`AWF_PREFIX`): those awf gives an agent are set for each turn.
+pub const WITHHELD_FROM_AGENTS: &[&str] = &[
+    // codex
+    "CODEX_CI",
+    "CODEX_SESSION_ID",
+    "CODEX_THREAD_ID",
+    "CODEX_TOOL_CALL_ID",
+    "CODEX_MANAGED_BY_NPM",
+    "CODEX_MANAGED_PACKAGE_ROOT",
+    "CODEX_VERSION",
+    "CODEX_SANDBOX",
+    "CODEX_SANDBOX_NETWORK_DISABLED",
+    // claude
+    "AI_AGENT",
+    "CLAUDECODE",
+    "CLAUDE_CODE_ENTRYPOINT",
+    "CLAUDE_CODE_SESSION_ID",
+    "CLAUDE_CODE_CHILD_SESSION",
+    "CLAUDE_CODE_CHILD_NOTES_DIR",
+    "CLAUDE_CODE_EXECPATH",
+    "CLAUDE_CODE_MESSAGING_SOCKET",
+    "CLAUDE_CODE_MESSAGING_TOKEN",
+    "CLAUDE_CODE_SESSION_ATTENDED",
+    "CLAUDE_CODE_SSE_PORT",
+    "CLAUDE_EFFORT",
+    "CLAUDE_PID",
+    // gemini
+    "GEMINI_CLI",
+    "GEMINI_CLI_NO_RELAUNCH",
+    // pi
+    "PI_CODING_AGENT",
+    "PI_SESSION_ID",
+    // opencode
+    "AGENT",
+    "OPENCODE",
+    "OPENCODE_PID",
+];
+/// Inherited variables with this prefix are withheld from agents (see `WITHHELD_FROM_AGENTS`).
+pub const AWF_PREFIX: &str = "AWF_";

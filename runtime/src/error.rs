@@ -4,11 +4,11 @@
 //! where awf knows something useful (hint.rs). The CLI prints them in one place (cli/src/failure.rs):
 //! `awf: <error>`, its causes indented below, then a blank line and `hint: ...`.
 
+use crate::duration::DurationError;
 use crate::hint::Hint;
 use crate::records::logs::LogsError;
 use crate::testing::event::ReportError;
 use crate::testing::TestError;
-use crate::workflow::deadline::DurationError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {

@@ -4,16 +4,19 @@
 //! - `js`: the JS engine door (QuickJS-NG via rquickjs); the only place that names rquickjs.
 //! - `schema`: JSON Schema compile/check, error lines, teaching agents how to answer or call.
 //! - `workflow`: a run's lifecycle, deadlines and exit codes.
+//! - `usage`: tokens and money agents used, one shape for every runtime.
+//! - `duration`: durations as authors write them (`"20m"`) and as awf shows them.
 //! - `agents`: agents, their turn queues, prompts and outcomes.
 //! - `tools`: workflow tools: registry checks at open, dispatch of one call.
 //! - `channel`: the per-agent Unix socket, the wire protocol, launchers.
-//! - `harness`: how each agent runtime is started (today: `command`).
+//! - `harness`: how each agent runtime runs a turn: `command`, `scripted`, the agent CLIs.
 //! - `records`: the run folder, events.jsonl, output.json, `awf logs`.
 //! - `testing`: `awf test`.
 //! - `error`, `hint`: the library's `Error`, and the `Hint` trait the CLI prints hints by.
 
 pub mod agents;
 pub mod channel;
+pub mod duration;
 pub mod env;
 pub mod error;
 pub mod harness;
@@ -25,6 +28,7 @@ pub mod records;
 pub mod schema;
 pub mod testing;
 pub mod tools;
+pub mod usage;
 pub mod workflow;
 
 pub use error::Error;

@@ -27,7 +27,12 @@ pub const ANSWERED_RELEASE_GRACE: Duration = Duration::from_secs(30);
 /// Between SIGTERM and SIGKILL when an agent's process group is stopped.
 pub const KILL_GRACE: Duration = Duration::from_millis(1500);
 /// Bytes of an agent process's stdout and of its stderr kept for the records.
-pub const MAX_AGENT_OUTPUT_BYTES: usize = 256 * 1024;
+pub const MAX_AGENT_OUTPUT_BYTES: usize = 1024 * 1024;
+/// Longest line of an agent process's output a harness reads (an agent CLI's JSON event can
+/// carry a command's whole output); the rest of a longer line is dropped.
+pub const MAX_HARNESS_LINE_BYTES: usize = 4 * 1024 * 1024;
+/// Longest text (a shell command, an assistant message, an error) an activity event records.
+pub const MAX_ACTIVITY_TEXT_BYTES: usize = 4 * 1024;
 
 /// Deepest nesting of arrays and objects awf reads as JSON from a workflow (results, tool
 /// results, answers, log fields); deeper is refused rather than walked off the stack.
@@ -44,19 +49,3 @@ pub const MAX_RESPONSE_BYTES: usize = 2 * 1024 * 1024;
 pub const REQUEST_READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// Longest `wfa waiting` reason, in bytes.
 pub const MAX_WAITING_REASON_BYTES: usize = 2048;
-
-/// How long each agent CLI lets one shell command run before it backgrounds it, kills it or
-/// hands it back (reference/harnesses.md); `wfa tool` prints this so authors and agents know.
-pub const HARNESS_SHELL_LIMITS: &[(&str, &str)] = &[
-    (
-        "codex",
-        "10 s, then the command is moved to the background (poll it with write_stdin)",
-    ),
-    (
-        "claude",
-        "120 s by default, up to 600 s with the Bash tool's timeout",
-    ),
-    ("gemini", "killed after 300 s without output"),
-    ("opencode", "120 s by default"),
-    ("pi", "no limit unless the model sets one"),
-];

@@ -155,6 +155,43 @@ WF_JSON
     );
 }
 
+/// An agent does not inherit what would make a CLI think it runs inside another agent's session
+/// (awf started from inside codex or claude), nor awf's own variables; the rest passes, and the
+/// spec's `env` wins over everything.
+#[test]
+fn agents_inherit_the_environment_less_session_markers_and_awfs_own() {
+    let project = TempProject::new();
+    project
+        .script(
+            "agent.sh",
+            r#"#!/bin/sh
+cat > /dev/null
+printf '%s|%s|%s|%s|%s|%s\n' "${CLAUDECODE-unset}" "${CODEX_THREAD_ID-unset}" "${AWF_PRIVATE-unset}" "${ANTHROPIC_BASE_URL-unset}" "${CODEX_HOME-unset}" "${OVERRIDDEN-unset}" > env.txt
+"$AWF_WFA" result "$AWF_TURN" <<'WF_JSON'
+ok
+WF_JSON
+"#,
+        )
+        .file(
+            "wf.ts",
+            &one_turn(r#", env: { OVERRIDDEN: "by the spec" }"#, r#"{ prompt: "Go." }"#),
+        );
+    project
+        .awf(&["run", "wf.ts"])
+        .env("CLAUDECODE", "1")
+        .env("CODEX_THREAD_ID", "01a2-outer")
+        .env("AWF_PRIVATE", "internal")
+        .env("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
+        .env("CODEX_HOME", "/opt/codex-home")
+        .env("OVERRIDDEN", "by the user")
+        .run()
+        .assert_success();
+    assert_eq!(
+        project.read("env.txt").trim(),
+        "unset|unset|unset|http://127.0.0.1:9|/opt/codex-home|by the spec"
+    );
+}
+
 #[test]
 fn a_silent_turn_gets_one_check_in() {
     let project = TempProject::new();
@@ -434,6 +471,9 @@ fn mistakes_in_an_agent_spec_fail_the_open() {
       { key: "a b", runtime: { command: ["sh"] } },
       { key: "a", runtime: "codex" },
       { key: "a", runtime: { command: ["sh"] }, colour: "red" },
+      { key: "a", runtime: { harness: "codex", effort: "ultra" } },
+      { key: "a", runtime: { harness: "gpt" } },
+      { key: "a", runtime: "gpt" },
     ];
     const messages = [];
     for (const s of specs) { try { await wf.agents.open(s as any); messages.push("opened"); } catch (e) { messages.push((e as Error).message); } }
@@ -443,8 +483,10 @@ fn mistakes_in_an_agent_spec_fail_the_open() {
 "#,
     );
     let tmp = project.path().display().to_string();
+    // No agent CLI on PATH, whatever this machine has installed.
     let messages: Vec<String> = project
         .awf(&["run", "wf.ts"])
+        .env("PATH", "/usr/bin:/bin")
         .run()
         .assert_success()
         .json_strings()
@@ -456,8 +498,17 @@ fn mistakes_in_an_agent_spec_fail_the_open() {
         "agent \"a\": runtime.command: no file at [TMP]/missing.sh"
     );
     assert_has(&messages[1], "is not a valid agent key");
-    assert_has(&messages[2], "--runtime codex=<command>");
+    assert_eq!(
+        messages[2],
+        "agent \"a\": runtime: codex is not installed (no `codex` on PATH); install it with `npm install -g @openai/codex@0.171.0` (the version awf is tested with), or run this workflow with `--runtime codex=<command>`"
+    );
     assert_has(&messages[3], "unknown option `colour`");
+    assert_eq!(
+        messages[4],
+        "agent \"a\": runtime.effort: \"ultra\" is not an effort level of codex (it has minimal, low, medium, high, xhigh)"
+    );
+    assert_has(&messages[5], "runtime.harness: unknown harness \"gpt\"; awf drives codex, claude, gemini, pi and opencode");
+    assert_has(&messages[6], "unknown runtime \"gpt\"");
 }
 
 #[test]

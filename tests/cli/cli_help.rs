@@ -27,7 +27,8 @@ fn help_lists_the_commands() {
     for needle in [
         "Run agent workflows written in TypeScript.",
         "Usage: awf [OPTIONS] <COMMAND>",
-        "  run   Run a workflow file and print its result as JSON on stdout",
+        "  run     Run a workflow file and print its result as JSON on stdout",
+        "  doctor  Check the agent CLIs awf drives",
         "-V, --version",
     ] {
         assert!(

@@ -3,6 +3,9 @@
 
 // Shared helpers: binaries, TempProject, AwfCommand, output filters, npm tools.
 mod util;
+// Shared by the live tests: the agent CLIs from npm (cached), the fake model server, each CLI's
+// environment.
+mod live;
 
 // `awf --version`, `awf --help`, `awf run --help` and usage errors, as clap prints them;
 // --log-level and AWF_LOG.
@@ -40,3 +43,6 @@ mod wfa_wire;
 mod test_command;
 // agentswf/testing: testWorkflow's scripts, replies, lists, patterns and TestRun.
 mod testing;
+// The five agent CLIs as agents, live against the fake model: tool calls, refusals, typed
+// answers, resumed sessions, usage; codex's impatience; refused keys; lost sessions; doctor.
+mod agent_clis;

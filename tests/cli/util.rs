@@ -437,7 +437,7 @@ pub fn node_bin() -> PathBuf {
     })
 }
 
-fn which(program: &str) -> Option<PathBuf> {
+pub fn which(program: &str) -> Option<PathBuf> {
     std::env::var_os("PATH").and_then(|paths| {
         std::env::split_paths(&paths)
             .map(|dir| dir.join(program))
@@ -446,12 +446,12 @@ fn which(program: &str) -> Option<PathBuf> {
 }
 
 /// An exclusive `flock` on a file, released when dropped (or when the test process dies).
-struct FileLock {
+pub struct FileLock {
     _file: File,
 }
 
 impl FileLock {
-    fn take(path: &Path) -> FileLock {
+    pub fn take(path: &Path) -> FileLock {
         use std::os::fd::AsRawFd;
         let file = OpenOptions::new()
             .create(true)

@@ -4,8 +4,9 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::anyhow;
+use awf_runtime::duration::parse_duration;
 use awf_runtime::harness::RuntimeOverrides;
-use awf_runtime::workflow::{self, deadline::parse_duration, Ending, RunOptions};
+use awf_runtime::workflow::{self, Ending, RunOptions};
 
 use crate::args::RunArgs;
 use crate::failure::Failure;
@@ -93,6 +94,9 @@ fn print_report(report: &workflow::RunReport, json: bool, cwd: &std::path::Path)
             _ => "",
         };
         eprintln!("awf: {prefix}{}", error.render(cwd));
+    }
+    for (agent, usage) in &report.usage {
+        eprintln!("awf: agent \"{agent}\" used {}", usage.summary());
     }
     match report.ending {
         Ending::Cancelled(_) => eprintln!("awf: run cancelled"),

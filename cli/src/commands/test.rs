@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{anyhow, Context};
+use awf_runtime::duration::{parse_duration, DurationError};
 use awf_runtime::limits::DEFAULT_TEST_TIMEOUT;
 use awf_runtime::testing::report::{JunitReporter, PrettyOptions, PrettyReporter, TestReporter};
 use awf_runtime::testing::{TestOptions, TestRun};
-use awf_runtime::workflow::deadline::{parse_duration, DurationError};
 
 use crate::args::TestArgs;
 use crate::failure::Failure;

@@ -1,25 +1,27 @@
 //! One turn of an agent, from its queue ticket to its outcome.
 //!
 //! The deadline is fixed before the turn is queued and nothing extends it. The turn waits for
-//! the agent's earlier operations, opens for answers, and runs the agent's process; then:
-//! - an accepted answer ends it `answered`, once the process has wrapped up (bounded);
-//! - a process that exits 0 without an answer gets one check-in, a second run with a prompt
-//!   that says the answer is missing; a second silent exit is `unanswered`;
-//! - a non-zero exit is `failed`, with the code and the last lines of stderr;
+//! the agent's earlier operations, opens for answers, and gives its harness an attempt: the
+//! agent's process (or script) runs with the composed prompt, resuming the agent's native
+//! session when it has one. Then:
+//! - an accepted answer ends it `answered`;
+//! - an attempt that ends without an answer and without a failure gets one check-in, a second
+//!   attempt with a prompt that says the answer is missing; a second silent end is `unanswered`;
+//! - a failure is `failed` (or `blocked`, when the runtime needs a person), with its detail;
 //! - the deadline is `timed-out`, the run's cancellation `cancelled`.
 //!
-//! Whatever ends the turn, the agent's process group is killed (harness/process.rs).
+//! What the runtime does meanwhile (its session, shell commands, messages, tokens) is recorded
+//! as it happens (`AttemptRecorder`); the turn's tokens are summed into the agent's.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 use super::prompt::{self, TurnText};
 use super::queue::Ticket;
-use super::{scripted, Agent, Outcome};
-use crate::harness::command::{self, TurnEnv};
-use crate::harness::process::{describe_status, AgentProcess, Ended};
-use crate::harness::Runtime;
-use crate::limits::ANSWERED_RELEASE_GRACE;
+use super::{Agent, Outcome};
+use crate::harness::attempt::until_cancelled;
+use crate::harness::{Attempt, AttemptEnd, Captured, HarnessEvent, Stream, TurnSink, Usage};
+use crate::limits::MAX_ACTIVITY_TEXT_BYTES;
 use crate::records::{time, Event};
 use crate::schema::Schema;
 
@@ -30,16 +32,6 @@ pub struct TurnRequest {
     pub schema: Option<Schema>,
     pub deadline: Instant,
     pub ticket: Ticket,
-}
-
-/// How one run of the agent's process ended.
-pub(super) enum RunEnd {
-    Answered,
-    ExitedSilent,
-    Failed(String),
-    Blocked(String),
-    TimedOut,
-    Cancelled,
 }
 
 pub async fn run(agent: Arc<Agent>, mut request: TurnRequest) -> Outcome {
@@ -53,7 +45,14 @@ pub async fn run(agent: Arc<Agent>, mut request: TurnRequest) -> Outcome {
         _ = until_cancelled(&mut cancelled) => Some(Outcome::Cancelled("the run was cancelled before the turn began".into())),
     };
     if let Some(outcome) = waited {
-        settle(&agent, &request.id, &outcome, started, Vec::new());
+        settle(
+            &agent,
+            &request.id,
+            &outcome,
+            started,
+            Vec::new(),
+            Usage::default(),
+        );
         return outcome;
     }
     let (n, answered) = agent.open_turn(&request.id, request.schema.clone(), request.deadline);
@@ -82,7 +81,9 @@ pub async fn run(agent: Arc<Agent>, mut request: TurnRequest) -> Outcome {
             SystemTime::now() + request.deadline.saturating_duration_since(Instant::now()),
         ),
     });
+    let mut native = agent.native.lock().await;
     let mut outputs = Vec::new();
+    let mut usage = Usage::default();
     let mut outcome = None;
     for attempt in 1..=2 {
         let check_in = attempt == 2;
@@ -91,26 +92,33 @@ pub async fn run(agent: Arc<Agent>, mut request: TurnRequest) -> Outcome {
         } else {
             first_prompt.clone()
         };
-        let end = match &agent.runtime {
-            Runtime::Command { program, args } => {
-                let command = (program.as_path(), args.as_slice());
-                run_process(
-                    &agent,
-                    &request,
-                    command,
-                    n,
-                    check_in,
-                    prompt,
-                    &answered,
-                    &mut outputs,
-                )
-                .await
-            }
-            Runtime::Scripted { .. } => scripted::play(&agent, &request, n, check_in).await,
-        };
-        outcome = Some(match end {
-            RunEnd::Answered => Outcome::Answered(agent.accepted().unwrap_or_default()),
-            RunEnd::ExitedSilent if !check_in => {
+        let recorder = AttemptRecorder::new(&agent, &request.id, attempt);
+        let report = agent
+            .harness
+            .run(Attempt {
+                agent: &agent.key,
+                turn: &request.id,
+                n,
+                author_prompt: &request.prompt,
+                schema: request.schema.as_ref(),
+                prompt: &prompt,
+                check_in,
+                deadline: request.deadline,
+                cwd: &agent.cwd,
+                launcher: &agent.launcher,
+                session_name: &agent.session_name,
+                env: &agent.spec.env,
+                native: &mut native,
+                cancelled: agent.link.cancelled.clone(),
+                answered: &answered,
+                sink: &recorder,
+            })
+            .await;
+        outputs.extend(report.output);
+        usage.add(&report.usage);
+        outcome = Some(match report.end {
+            AttemptEnd::Answered => Outcome::Answered(agent.accepted().unwrap_or_default()),
+            AttemptEnd::ExitedSilent if !check_in => {
                 agent.record(&Event::CheckIn {
                     agent: agent.key.clone(),
                     turn: request.id.clone(),
@@ -119,139 +127,36 @@ pub async fn run(agent: Arc<Agent>, mut request: TurnRequest) -> Outcome {
                 });
                 continue;
             }
-            RunEnd::ExitedSilent => Outcome::Unanswered(
+            AttemptEnd::ExitedSilent => Outcome::Unanswered(
                 "the agent ended its turn without an accepted answer, and again after a check-in"
                     .into(),
             ),
-            RunEnd::Failed(detail) => Outcome::Failed(detail),
-            RunEnd::Blocked(detail) => Outcome::Blocked(detail),
-            RunEnd::TimedOut => {
+            AttemptEnd::Failed(detail) => Outcome::Failed(detail),
+            AttemptEnd::Blocked(detail) => Outcome::Blocked(detail),
+            AttemptEnd::TimedOut => {
                 Outcome::TimedOut("the turn's deadline passed before an answer was accepted".into())
             }
-            RunEnd::Cancelled => Outcome::Cancelled("the run was cancelled".into()),
+            AttemptEnd::Cancelled => Outcome::Cancelled("the run was cancelled".into()),
         });
         break;
     }
+    drop(native);
     let outcome = outcome.expect("the loop settles on its last attempt");
     agent.close_turn(&request.id);
-    settle(&agent, &request.id, &outcome, started, outputs);
+    agent.add_usage(&usage);
+    settle(&agent, &request.id, &outcome, started, outputs, usage);
     // `request.ticket` drops here: the agent's next operation may start.
     outcome
 }
 
-#[allow(clippy::too_many_arguments)]
-async fn run_process(
+fn settle(
     agent: &Agent,
-    request: &TurnRequest,
-    (program, args): (&std::path::Path, &[String]),
-    n: u32,
-    check_in: bool,
-    prompt: String,
-    answered: &tokio::sync::Notify,
-    outputs: &mut Vec<String>,
-) -> RunEnd {
-    let turn_env = TurnEnv {
-        launcher: &agent.launcher,
-        turn: &request.id,
-        agent: &agent.key,
-        turn_number: n,
-        session: &agent.session,
-        check_in,
-    };
-    let launch = command::launch(
-        program,
-        args,
-        &agent.cwd,
-        &agent.spec.env,
-        &turn_env,
-        prompt,
-    );
-    let mut process = match AgentProcess::spawn(&launch) {
-        Ok(p) => p,
-        Err(e) => return RunEnd::Failed(format!("cannot start {}: {e}", program.display())),
-    };
-    let mut cancelled = agent.link.cancelled.clone();
-    let deadline = tokio::time::Instant::from_std(request.deadline);
-    let (end, status) = tokio::select! {
-        status = process.wait() => {
-            let status = status.ok();
-            if agent.accepted().is_some() {
-                (RunEnd::Answered, status)
-            } else {
-                match status {
-                    Some(s) if s.success() => (RunEnd::ExitedSilent, status),
-                    Some(s) => (RunEnd::Failed(String::new()), Some(s)),
-                    None => (RunEnd::Failed("its exit status could not be read".into()), None),
-                }
-            }
-        }
-        _ = answered.notified() => {
-            // Let the agent wrap up (a CLI saves its session as it ends), within bounds.
-            let release = (Instant::now() + ANSWERED_RELEASE_GRACE).min(request.deadline);
-            let status = tokio::time::timeout_at(release.into(), process.wait()).await.ok().and_then(Result::ok);
-            (RunEnd::Answered, status)
-        }
-        _ = tokio::time::sleep_until(deadline) => (RunEnd::TimedOut, None),
-        _ = until_cancelled(&mut cancelled) => (RunEnd::Cancelled, None),
-    };
-    let ended = process.stop(status).await;
-    outputs.extend(keep_output(
-        agent,
-        &request.id,
-        if check_in { 2 } else { 1 },
-        &ended,
-    ));
-    match end {
-        RunEnd::Failed(reason) if reason.is_empty() => {
-            RunEnd::Failed(failure_detail(program, &ended))
-        }
-        other => other,
-    }
-}
-
-/// `./agent.sh exited with code 3: <last stderr lines>`.
-fn failure_detail(program: &std::path::Path, ended: &Ended) -> String {
-    let status = ended
-        .status
-        .as_ref()
-        .map(describe_status)
-        .unwrap_or_else(|| "ended".into());
-    let name = program
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tail = ended.stderr.last_lines(5);
-    if tail.is_empty() {
-        format!("{name} {status}")
-    } else {
-        format!("{name} {status}: {tail}")
-    }
-}
-
-/// Writes a process's output into the run folder: `turns/<turn>/<attempt>.stdout|.stderr`.
-fn keep_output(agent: &Agent, turn: &str, attempt: u32, ended: &Ended) -> Vec<String> {
-    let dir = agent.link.records.path().join("turns").join(turn);
-    let mut kept = Vec::new();
-    for (stream, captured) in [("stdout", &ended.stdout), ("stderr", &ended.stderr)] {
-        if captured.bytes.is_empty() {
-            continue;
-        }
-        let mut bytes = captured.bytes.clone();
-        if captured.truncated {
-            bytes.extend_from_slice(b"\n[awf: output truncated at the limit]\n");
-        }
-        let name = format!("{attempt}.{stream}");
-        if std::fs::create_dir_all(&dir)
-            .and_then(|_| std::fs::write(dir.join(&name), bytes))
-            .is_ok()
-        {
-            kept.push(format!("turns/{turn}/{name}"));
-        }
-    }
-    kept
-}
-
-fn settle(agent: &Agent, turn: &str, outcome: &Outcome, started: Instant, output: Vec<String>) {
+    turn: &str,
+    outcome: &Outcome,
+    started: Instant,
+    output: Vec<String>,
+    usage: Usage,
+) {
     agent.record(&Event::TurnSettled {
         agent: agent.key.clone(),
         turn: turn.to_string(),
@@ -259,15 +164,127 @@ fn settle(agent: &Agent, turn: &str, outcome: &Outcome, started: Instant, output
         detail: outcome.detail().map(str::to_string),
         duration_ms: started.elapsed().as_millis() as u64,
         output,
+        usage: (!usage.is_empty()).then_some(usage),
     });
 }
 
-/// Resolves when the run is cancelled.
-pub async fn until_cancelled(cancelled: &mut tokio::sync::watch::Receiver<bool>) {
-    if cancelled.wait_for(|c| *c).await.is_err() {
-        // The run is gone; nothing will cancel this turn any more.
-        std::future::pending::<()>().await;
+/// Records what one attempt's runtime does, as it happens, under the agent and turn.
+struct AttemptRecorder<'a> {
+    agent: &'a Agent,
+    turn: &'a str,
+    attempt: u32,
+    /// The session last recorded: runtimes repeat it on many lines.
+    session: Mutex<Option<String>>,
+}
+
+impl<'a> AttemptRecorder<'a> {
+    fn new(agent: &'a Agent, turn: &'a str, attempt: u32) -> AttemptRecorder<'a> {
+        AttemptRecorder {
+            agent,
+            turn,
+            attempt,
+            session: Mutex::new(None),
+        }
     }
+}
+
+impl TurnSink for AttemptRecorder<'_> {
+    fn answered(&self) -> bool {
+        self.agent.accepted().is_some()
+    }
+
+    fn activity(&self, event: &HarnessEvent) {
+        let agent = self.agent.key.clone();
+        let turn = self.turn.to_string();
+        let recorded = match event {
+            HarnessEvent::Session(id) => {
+                let mut last = self.session.lock().unwrap_or_else(|e| e.into_inner());
+                if last.as_deref() == Some(id.as_str()) {
+                    return;
+                }
+                *last = Some(id.clone());
+                Event::AgentSession {
+                    agent,
+                    turn,
+                    harness: self.agent.harness.name().to_string(),
+                    session: id.clone(),
+                }
+            }
+            HarnessEvent::ShellStarted { command } => Event::ShellStarted {
+                agent,
+                turn,
+                command: bounded(command),
+            },
+            HarnessEvent::ShellFinished {
+                command,
+                exit_code,
+                output,
+            } => Event::ShellFinished {
+                agent,
+                turn,
+                command: bounded(command),
+                exit_code: *exit_code,
+                output: output.as_deref().map(bounded),
+            },
+            HarnessEvent::ToolUsed { tool, detail } => Event::AgentToolUsed {
+                agent,
+                turn,
+                tool: tool.clone(),
+                detail: bounded(detail),
+            },
+            HarnessEvent::Message(text) => Event::AgentMessage {
+                agent,
+                turn,
+                text: bounded(text),
+            },
+            HarnessEvent::Usage { tokens, basis } => Event::UsageReported {
+                agent,
+                turn,
+                basis: basis.name().to_string(),
+                tokens: Some(*tokens),
+                cost_usd: None,
+            },
+            HarnessEvent::Cost { usd, basis } => Event::UsageReported {
+                agent,
+                turn,
+                basis: basis.name().to_string(),
+                tokens: None,
+                cost_usd: Some(*usd),
+            },
+            HarnessEvent::Error { message, blocked } => Event::HarnessError {
+                agent,
+                turn,
+                message: bounded(message),
+                blocked: *blocked,
+            },
+        };
+        self.agent.record(&recorded);
+    }
+
+    fn keep_output(&self, stream: Stream, captured: &Captured) -> Option<String> {
+        let mut bytes = captured.bytes.clone();
+        if captured.truncated {
+            bytes.extend_from_slice(b"\n[awf: output truncated at the limit]\n");
+        }
+        let name = format!("{}.{}", self.attempt, stream.name());
+        self.agent
+            .link
+            .records
+            .write_turn_output(self.turn, &name, &bytes)
+            .ok()
+    }
+}
+
+/// `text`, cut at `MAX_ACTIVITY_TEXT_BYTES` (on a character boundary) with an ellipsis.
+fn bounded(text: &str) -> String {
+    if text.len() <= MAX_ACTIVITY_TEXT_BYTES {
+        return text.to_string();
+    }
+    let mut end = MAX_ACTIVITY_TEXT_BYTES;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end])
 }
 
 /// The least of a turn's own timeout and the run's deadline, fixed now.
@@ -275,5 +292,27 @@ pub fn deadline(timeout: Option<Duration>, run_deadline: Instant) -> Instant {
     match timeout {
         Some(t) => (Instant::now() + t).min(run_deadline),
         None => run_deadline,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_activity_texts_are_cut_on_a_character_boundary() {
+        assert_eq!(bounded("ls -la"), "ls -la");
+        let long = "é".repeat(MAX_ACTIVITY_TEXT_BYTES);
+        let cut = bounded(&long);
+        assert!(cut.len() <= MAX_ACTIVITY_TEXT_BYTES + '…'.len_utf8());
+        assert!(cut.ends_with('…'));
+    }
+
+    #[test]
+    fn a_turns_deadline_is_the_least_of_its_own_and_the_runs() {
+        let run = Instant::now() + Duration::from_secs(60);
+        assert_eq!(deadline(None, run), run);
+        assert_eq!(deadline(Some(Duration::from_secs(3600)), run), run);
+        assert!(deadline(Some(Duration::from_secs(1)), run) < run);
     }
 }

@@ -1,51 +1,68 @@
 //! The `command` runtime: any executable as an agent, in any language.
 //!
-//! Each turn runs the executable once, in the agent's cwd, with the composed prompt on stdin
-//! and these variables (env.rs documents them): `AWF_WFA` (the agent's launcher), `AWF_TURN`,
-//! `AWF_AGENT`, `AWF_TURN_NUMBER`, `AWF_SESSION` (stable for the agent), and `AWF_CHECK_IN=1` on
-//! a check-in. It answers by running `$AWF_WFA result $AWF_TURN ...`, as the prompt says.
+//! Each attempt runs the executable once, in the agent's cwd, with the composed prompt on stdin
+//! and the turn's variables (env.rs documents them): `AWF_WFA` (the agent's launcher),
+//! `AWF_TURN`, `AWF_AGENT`, `AWF_TURN_NUMBER`, `AWF_SESSION` (stable for the agent), and
+//! `AWF_CHECK_IN=1` on a check-in. It answers by running `$AWF_WFA result $AWF_TURN ...`, as
+//! the prompt says. Its output is kept for the records, not read: an executable has no event
+//! stream.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use super::process::Launch;
-use crate::env;
+use serde_json::{json, Value};
 
-/// What a turn's process needs to know.
-pub struct TurnEnv<'a> {
-    pub launcher: &'a Path,
-    pub turn: &'a str,
-    pub agent: &'a str,
-    pub turn_number: u32,
-    pub session: &'a str,
-    pub check_in: bool,
+use super::{
+    Can, Capabilities, Effort, HarnessEvent, Launch, LineMemory, ProcessHarness, Stream, TurnLaunch,
+};
+
+/// An executable and its arguments, found when the agent opened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Command {
+    pub program: PathBuf,
+    pub args: Vec<String>,
 }
 
-/// The process for one turn (or its check-in).
-pub fn launch(
-    program: &Path,
-    args: &[String],
-    cwd: &Path,
-    extra_env: &[(String, String)],
-    turn: &TurnEnv<'_>,
-    prompt: String,
-) -> Launch {
-    let mut vars = extra_env.to_vec();
-    vars.push((env::AWF_WFA.into(), turn.launcher.display().to_string()));
-    vars.push((env::AWF_TURN.into(), turn.turn.to_string()));
-    vars.push((env::AWF_AGENT.into(), turn.agent.to_string()));
-    vars.push((env::AWF_TURN_NUMBER.into(), turn.turn_number.to_string()));
-    vars.push((env::AWF_SESSION.into(), turn.session.to_string()));
-    vars.push((
-        env::AWF_CHECK_IN.into(),
-        if turn.check_in { "1" } else { "0" }.to_string(),
-    ));
-    Launch {
-        program: program.to_path_buf(),
-        args: args.to_vec(),
-        cwd: cwd.to_path_buf(),
-        env: vars,
-        stdin: prompt,
+static CAPABILITIES: Capabilities = Capabilities {
+    resume: Can::No(
+        "an executable keeps its own state; AWF_SESSION names the agent's session for it",
+    ),
+    fork: Can::No("an executable has no session awf can copy"),
+    compact: Can::No("an executable has no context awf can compact"),
+    set: Can::No("an executable has no model or effort awf can switch"),
+    effort: Effort::None(
+        "an executable takes no effort level; pass what it needs in runtime.command",
+    ),
+    usage: Can::No("an executable reports no tokens"),
+    shell_limit: "none: awf starts the executable itself",
+};
+
+impl ProcessHarness for Command {
+    fn name(&self) -> &'static str {
+        "command"
+    }
+
+    fn describe(&self) -> Value {
+        json!({ "kind": "command", "program": self.program.display().to_string(), "args": self.args })
+    }
+
+    fn capabilities(&self) -> &'static Capabilities {
+        &CAPABILITIES
+    }
+
+    fn launch(&self, turn: &TurnLaunch<'_>) -> Result<Launch, String> {
+        Ok(Launch {
+            program: self.program.clone(),
+            args: self.args.clone(),
+            cwd: turn.cwd.to_path_buf(),
+            env: Vec::new(),
+            env_remove: Vec::new(),
+            stdin: Some(turn.prompt.to_string()),
+        })
+    }
+
+    fn read_line(&self, _: Stream, _: &str, _: &mut LineMemory) -> Vec<HarnessEvent> {
+        Vec::new()
     }
 }
 
@@ -55,11 +72,7 @@ pub fn find_program(name: &str, cwd: &Path) -> Result<PathBuf, String> {
     let candidate = if name.contains('/') {
         Some(crate::paths::join_normalized(cwd, name))
     } else {
-        std::env::var_os("PATH").and_then(|path| {
-            std::env::split_paths(&path)
-                .map(|dir| dir.join(name))
-                .find(|p| is_executable(p))
-        })
+        find_on_path(name)
     };
     match candidate {
         Some(path) if is_executable(&path) => Ok(path),
@@ -73,8 +86,65 @@ pub fn find_program(name: &str, cwd: &Path) -> Result<PathBuf, String> {
     }
 }
 
+/// The first executable `name` in a PATH folder.
+pub fn find_on_path(name: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|path| {
+        std::env::split_paths(&path)
+            .map(|dir| dir.join(name))
+            .find(|p| is_executable(p))
+    })
+}
+
 fn is_executable(path: &Path) -> bool {
     std::fs::metadata(path)
         .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
         .unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_prompt_goes_on_stdin_and_the_program_runs_in_the_agents_cwd() {
+        let command = Command {
+            program: "/bin/agent".into(),
+            args: vec!["--fast".into()],
+        };
+        let launch = command
+            .launch(&TurnLaunch {
+                prompt: "Say hello.",
+                resume: None,
+                cwd: Path::new("/work"),
+                launcher: Path::new("/tmp/awf-x/a1/wfa"),
+                agent: "a",
+                turn: "t1",
+                n: 1,
+                check_in: false,
+                session_name: "a-a1",
+            })
+            .unwrap();
+        assert_eq!(launch.program, PathBuf::from("/bin/agent"));
+        assert_eq!(launch.args, vec!["--fast"]);
+        assert_eq!(launch.cwd, PathBuf::from("/work"));
+        assert_eq!(launch.stdin.as_deref(), Some("Say hello."));
+    }
+
+    #[test]
+    fn programs_are_found_or_refused_with_what_to_do() {
+        assert!(find_program("sh", Path::new("/")).unwrap().ends_with("sh"));
+        assert!(find_program("./no-such-agent.sh", Path::new("/"))
+            .unwrap_err()
+            .contains("no file at /no-such-agent.sh"));
+        assert!(find_program("no-such-agent-on-path", Path::new("/"))
+            .unwrap_err()
+            .contains("not on PATH"));
+        let dir = std::env::temp_dir().join(format!("awf-command-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("agent.sh"), "#!/bin/sh\n").unwrap();
+        assert!(find_program("./agent.sh", &dir)
+            .unwrap_err()
+            .contains("chmod +x"));
+        std::fs::remove_dir_all(dir).unwrap();
+    }
 }

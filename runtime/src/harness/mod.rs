@@ -1,135 +1,301 @@
-//! Agent runtimes: how one turn of an agent becomes a process.
+//! Agent runtimes ("harnesses"): how one attempt of a turn runs, and what it reports.
 //!
-//! Today there is one runtime, `command`: any executable, run once per turn with the prompt on
-//! stdin (command.rs). The agent CLIs (codex, claude, pi, gemini, opencode) come as further
-//! files here, each stating what it can do. `process.rs` starts and stops processes for all of
-//! them. A runtime named by alias (`runtime: "codex"`) can be mapped to a command for one run
-//! with `awf run --runtime codex=./fake-codex.sh`, so a workflow written for a real CLI can be
-//! run offline.
+//! The turn machinery in `agents/` knows only the `Harness` trait: it gives an `Attempt` (a
+//! turn's first run, or its check-in) and gets back how it ended, the tokens it used and the
+//! files its output was kept in. Each runtime implements the trait in its own file:
+//! `command.rs` (any executable), `scripted.rs` (a test's script, under `awf test`), and one file
+//! per agent CLI. A runtime that runs a process per attempt implements `ProcessHarness` instead:
+//! how a turn becomes a `Launch`, how each line of its output becomes `HarnessEvent`s, how its
+//! end maps to an `AttemptEnd`; `attempt.rs` runs that loop for all of them and `process.rs`
+//! starts and stops the processes. `registry.rs` reads an agent's `runtime` spec and maps names
+//! to harnesses; what each CLI reports of its tokens is folded by `crate::usage`.
 
+pub mod attempt;
+pub mod claude;
+pub mod cli;
+pub mod codex;
 pub mod command;
+pub mod environment;
+pub mod gemini;
+pub mod opencode;
+pub mod pi;
 pub mod process;
+pub mod registry;
+pub mod scripted;
+pub mod survey;
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::future::Future;
+use std::path::Path;
+use std::pin::Pin;
+use std::time::Instant;
 
-use serde_json::{json, Value};
+use serde_json::Value;
+use tokio::sync::{watch, Notify};
 
-/// The agent CLIs awf will drive; named here so that their names are refused clearly until then.
-pub const KNOWN_CLIS: &[&str] = &["codex", "claude", "pi", "gemini", "opencode"];
+pub use crate::usage::{Tokens, Usage, UsageBasis};
+pub use process::{Captured, Launch, Stream};
+pub use registry::{resolve, RuntimeOverrides};
 
-/// How an agent is run.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Runtime {
-    /// Any executable: `argv[0]` resolved at open, run once per turn.
-    Command { program: PathBuf, args: Vec<String> },
-    /// In `awf test`: the test's scripts play the agent; `declared` is the runtime its spec
-    /// asked for, kept for the records.
-    Scripted { declared: Value },
+use crate::schema::Schema;
+
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// An agent runtime, as the turn machinery sees it. One value per open agent: it holds what the
+/// agent's spec chose (the program, the model, the effort).
+pub trait Harness: Send + Sync {
+    /// The harness's name, as records and `awf doctor` show it (`codex`, `command`).
+    fn name(&self) -> &'static str;
+    /// What records say about this agent's runtime (its harness, model, effort, program).
+    fn describe(&self) -> Value;
+    /// What the runtime can do.
+    fn capabilities(&self) -> &'static Capabilities;
+    /// Runs one attempt of a turn to its end.
+    fn run<'a>(&'a self, attempt: Attempt<'a>) -> BoxFuture<'a, AttemptReport>;
 }
 
-impl Runtime {
-    /// What records say about it.
-    pub fn describe(&self) -> Value {
+/// A runtime that runs one process per attempt: the five agent CLIs and `command`.
+/// `attempt::run` drives it (see there for the loop every one of them shares).
+pub trait ProcessHarness: Send + Sync {
+    fn name(&self) -> &'static str;
+    fn describe(&self) -> Value;
+    fn capabilities(&self) -> &'static Capabilities;
+    /// The process for an attempt: a first turn, a resumed turn (`turn.resume` holds the native
+    /// session id) or a check-in. An `Err` fails the attempt with that reason.
+    fn launch(&self, turn: &TurnLaunch<'_>) -> Result<Launch, String>;
+    /// What one line of the process's output says; most lines say nothing. `memory` lasts for
+    /// the attempt (a shell call's command by its id, until its result line comes).
+    fn read_line(&self, stream: Stream, line: &str, memory: &mut LineMemory) -> Vec<HarnessEvent>;
+    /// How the process's end (no answer was accepted) maps to an attempt's end. The default
+    /// reads the exit status and the errors seen; a CLI that exits 0 after an error overrides it.
+    fn ended(&self, exit: &ProcessExit<'_>) -> AttemptEnd {
+        attempt::default_end(exit)
+    }
+}
+
+impl<T: ProcessHarness> Harness for T {
+    fn name(&self) -> &'static str {
+        ProcessHarness::name(self)
+    }
+
+    fn describe(&self) -> Value {
+        ProcessHarness::describe(self)
+    }
+
+    fn capabilities(&self) -> &'static Capabilities {
+        ProcessHarness::capabilities(self)
+    }
+
+    fn run<'a>(&'a self, attempt: Attempt<'a>) -> BoxFuture<'a, AttemptReport> {
+        Box::pin(attempt::run(self, attempt))
+    }
+}
+
+/// One attempt of a turn: everything a harness may need to run it.
+pub struct Attempt<'a> {
+    /// The agent's key.
+    pub agent: &'a str,
+    /// The turn's id (`t3`) and the agent's turn number, from 1.
+    pub turn: &'a str,
+    pub n: u32,
+    /// What the author asked: a script reads these; a process is given `prompt`.
+    pub author_prompt: &'a str,
+    pub schema: Option<&'a Schema>,
+    /// What the agent reads this time: the composed prompt, or the check-in.
+    pub prompt: &'a str,
+    pub check_in: bool,
+    pub deadline: Instant,
+    pub cwd: &'a Path,
+    /// The agent's launcher (`wfa`), by absolute path.
+    pub launcher: &'a Path,
+    /// `AWF_SESSION`: a name stable across the agent's turns, for an executable's own state.
+    pub session_name: &'a str,
+    /// The agent spec's `env`, set on top of what the agent inherits.
+    pub env: &'a [(String, String)],
+    /// The agent's native session: resumed by this attempt when it has an id, and updated from
+    /// what the runtime reports.
+    pub native: &'a mut NativeSession,
+    /// Becomes true when the run is cancelled.
+    pub cancelled: watch::Receiver<bool>,
+    /// Notified when an answer for the turn is accepted.
+    pub answered: &'a Notify,
+    pub sink: &'a dyn TurnSink,
+}
+
+/// Where an attempt reports as it runs (the agent's records).
+pub trait TurnSink: Send + Sync {
+    /// Whether an answer for the turn has been accepted.
+    fn answered(&self) -> bool;
+    /// Something the runtime did, as it happened.
+    fn activity(&self, event: &HarnessEvent);
+    /// Keeps a stream of the attempt's output in the run folder; the file's path in it.
+    fn keep_output(&self, stream: Stream, captured: &Captured) -> Option<String>;
+}
+
+/// What a process-based attempt is launched with.
+pub struct TurnLaunch<'a> {
+    pub prompt: &'a str,
+    /// The native session to resume (the CLI's own id), when the agent has one.
+    pub resume: Option<&'a str>,
+    pub cwd: &'a Path,
+    pub launcher: &'a Path,
+    pub agent: &'a str,
+    pub turn: &'a str,
+    pub n: u32,
+    pub check_in: bool,
+    pub session_name: &'a str,
+}
+
+/// An agent's native session, across its turns.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NativeSession {
+    /// The id the runtime gave (or was given) for the session; the next attempt resumes it.
+    pub id: Option<String>,
+    /// The session's running totals as the runtime last reported them, for runtimes that
+    /// report totals rather than what one run used (`UsageBasis::Session`).
+    pub reported: Usage,
+}
+
+/// How an attempt ended, with what it used and where its output is.
+#[derive(Debug)]
+pub struct AttemptReport {
+    pub end: AttemptEnd,
+    pub usage: Usage,
+    /// Files in the run folder with the attempt's output.
+    pub output: Vec<String>,
+}
+
+impl AttemptReport {
+    pub fn ended(end: AttemptEnd) -> AttemptReport {
+        AttemptReport {
+            end,
+            usage: Usage::default(),
+            output: Vec::new(),
+        }
+    }
+}
+
+/// How one attempt of a turn ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AttemptEnd {
+    /// An answer was accepted.
+    Answered,
+    /// It ended without an answer and without a failure: a check-in follows.
+    ExitedSilent,
+    Failed(String),
+    /// It needs what only a person can give: a login, a permission.
+    Blocked(String),
+    TimedOut,
+    Cancelled,
+}
+
+/// What a runtime's output said, line by line.
+#[derive(Clone, Debug, PartialEq)]
+pub enum HarnessEvent {
+    /// The native session's id.
+    Session(String),
+    /// The agent started a shell command.
+    ShellStarted { command: String },
+    /// A shell command ended; `output` is its start, when the runtime reports it.
+    ShellFinished {
+        command: String,
+        exit_code: Option<i32>,
+        output: Option<String>,
+    },
+    /// The agent used one of its runtime's other tools (read a file, edited one, ...).
+    ToolUsed { tool: String, detail: String },
+    /// Text the agent wrote.
+    Message(String),
+    /// Tokens used, on the runtime's own basis.
+    Usage { tokens: Tokens, basis: UsageBasis },
+    /// Money spent, as the runtime reckons it, on its own basis.
+    Cost { usd: f64, basis: UsageBasis },
+    /// An error the runtime reported; `blocked` when it needs a person (login, permission).
+    Error { message: String, blocked: bool },
+}
+
+/// What a line reader keeps between the lines of one attempt.
+#[derive(Debug, Default)]
+pub struct LineMemory {
+    /// Shell commands still running, by the runtime's own call id.
+    pub shells: std::collections::HashMap<String, String>,
+    /// A message the runtime streams in parts, gathered until it ends.
+    pub text: String,
+}
+
+/// How a process ended, with what its output said, for `ProcessHarness::ended`.
+pub struct ProcessExit<'a> {
+    /// The program's file name, as failure details name it.
+    pub program: &'a str,
+    pub status: Option<std::process::ExitStatus>,
+    pub stderr: &'a Captured,
+    /// The errors the runtime reported, in order.
+    pub errors: &'a [(String, bool)],
+    /// Whether the runtime reported a session.
+    pub session: Option<&'a str>,
+}
+
+/// Whether a runtime can do something, and if not, why.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Can {
+    Yes(&'static str),
+    No(&'static str),
+}
+
+impl Can {
+    pub fn given(self) -> bool {
+        matches!(self, Can::Yes(_))
+    }
+
+    pub fn to_json(self) -> Value {
         match self {
-            Runtime::Command { program, args } => {
-                json!({ "kind": "command", "program": program.display().to_string(), "args": args })
-            }
-            Runtime::Scripted { declared } => json!({ "kind": "scripted", "declared": declared }),
+            Can::Yes(how) => serde_json::json!({ "given": true, "how": how }),
+            Can::No(why) => serde_json::json!({ "given": false, "why": why }),
         }
     }
 }
 
-/// Runtime aliases mapped to commands for one run (`--runtime NAME=COMMAND`).
-#[derive(Clone, Debug, Default)]
-pub struct RuntimeOverrides {
-    pub by_name: HashMap<String, Vec<String>>,
+/// What a runtime can do, each stated as given (and how) or absent (and why).
+#[derive(Clone, Copy, Debug)]
+pub struct Capabilities {
+    /// The next turn continues the same conversation.
+    pub resume: Can,
+    pub fork: Can,
+    pub compact: Can,
+    /// A model or effort change for later turns of the same session.
+    pub set: Can,
+    /// The effort levels `runtime.effort` may name; `None`: any (passed through as given).
+    pub effort: Effort,
+    /// Tokens per turn read from its output.
+    pub usage: Can,
+    /// How long one shell command may run before the runtime backgrounds, kills or hands it
+    /// back (`wfa tool` prints it; reference: harnesses.md).
+    pub shell_limit: &'static str,
 }
 
-/// Reads an agent spec's `runtime` (`{ command: [...] }` or an alias), resolving the program
-/// against the agent's cwd and PATH so a missing one is refused at open, not mid-turn.
-pub fn resolve(spec: &Value, cwd: &Path, overrides: &RuntimeOverrides) -> Result<Runtime, String> {
-    let argv: Vec<String> = match spec {
-        Value::Object(map) if map.contains_key("command") => {
-            if let Some(extra) = map.keys().find(|k| *k != "command") {
-                return Err(format!("runtime.{extra} is not an option of a command runtime (it takes only `command`)"));
-            }
-            let Some(words) = map["command"].as_array() else {
-                return Err("runtime.command must be an array of strings: [\"./agent.sh\", \"arg\"]".into());
-            };
-            let mut argv = Vec::new();
-            for word in words {
-                match word.as_str() {
-                    Some(w) => argv.push(w.to_string()),
-                    None => return Err(format!("runtime.command holds {word}, but every item must be a string")),
-                }
-            }
-            argv
-        }
-        Value::String(name) => match overrides.by_name.get(name) {
-            Some(argv) => argv.clone(),
-            None if KNOWN_CLIS.contains(&name.as_str()) => {
-                return Err(format!(
-                    "the {name} runtime is not available in this version of awf yet; run with `--runtime {name}=<command>` to use an executable of your own in its place, or give runtime: {{ command: [...] }}"
-                ))
-            }
-            None => {
-                return Err(format!(
-                    "unknown runtime \"{name}\"; give runtime: {{ command: [\"./agent.sh\"] }}, or map the name with `awf run --runtime {name}=<command>`"
-                ))
-            }
-        },
-        _ => return Err("runtime must be { command: [\"./agent.sh\", ...] } or a runtime name".into()),
-    };
-    let Some((program, args)) = argv.split_first() else {
-        return Err("runtime.command is empty; name the executable first: [\"./agent.sh\"]".into());
-    };
-    let program = command::find_program(program, cwd)?;
-    Ok(Runtime::Command {
-        program,
-        args: args.to_vec(),
-    })
+/// Which effort levels a runtime takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Effort {
+    Levels(&'static [&'static str]),
+    /// Any name; the runtime (or its provider) decides what it means.
+    AnyName(&'static str),
+    None(&'static str),
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn command_runtimes_resolve_their_program() {
-        let runtime = resolve(
-            &json!({"command": ["sh", "-c", "true"]}),
-            Path::new("/"),
-            &RuntimeOverrides::default(),
-        )
-        .unwrap();
-        let Runtime::Command { program, args } = runtime else {
-            panic!("a command runtime: {runtime:?}");
+impl Capabilities {
+    pub fn to_json(&self) -> Value {
+        let effort = match self.effort {
+            Effort::Levels(levels) => serde_json::json!({ "given": true, "levels": levels }),
+            Effort::AnyName(how) => serde_json::json!({ "given": true, "how": how }),
+            Effort::None(why) => serde_json::json!({ "given": false, "why": why }),
         };
-        assert!(program.ends_with("sh"), "{program:?}");
-        assert_eq!(args, vec!["-c", "true"]);
-    }
-
-    #[test]
-    fn mistakes_are_refused_with_what_to_do() {
-        let none = RuntimeOverrides::default();
-        let err = |spec: Value| resolve(&spec, Path::new("/"), &none).unwrap_err();
-        assert!(err(json!("codex")).contains("--runtime codex=<command>"));
-        assert!(err(json!("gpt")).starts_with("unknown runtime \"gpt\""));
-        assert!(err(json!({"command": []})).contains("is empty"));
-        assert!(err(json!({"command": "./a.sh"})).contains("must be an array"));
-        assert!(err(json!({"command": ["./a.sh"], "model": "x"})).contains("runtime.model"));
-        assert!(err(json!({"command": ["./no-such-agent.sh"]})).contains("no-such-agent.sh"));
-    }
-
-    #[test]
-    fn an_alias_can_be_mapped_to_a_command() {
-        let mut overrides = RuntimeOverrides::default();
-        overrides.by_name.insert(
-            "codex".into(),
-            vec!["sh".into(), "-c".into(), "exit 0".into()],
-        );
-        let runtime = resolve(&json!("codex"), Path::new("/"), &overrides).unwrap();
-        assert!(matches!(runtime, Runtime::Command { .. }));
+        serde_json::json!({
+            "resume": self.resume.to_json(),
+            "fork": self.fork.to_json(),
+            "compact": self.compact.to_json(),
+            "set": self.set.to_json(),
+            "effort": effort,
+            "usage": self.usage.to_json(),
+            "shellLimit": self.shell_limit,
+        })
     }
 }

@@ -1,5 +1,6 @@
-//! Agent processes: each in its own process group, its output kept (bounded), and the whole
-//! group killed when its turn is over — SIGTERM, then SIGKILL after a grace. No orphans.
+//! Agent processes: each in its own process group, its output streamed line by line to the
+//! attempt while it runs and kept (bounded) for the records, and the whole group killed when its
+//! turn is over — SIGTERM, then SIGKILL after a grace. No orphans.
 //!
 //! Every live group is also in `LIVE_GROUPS`, so that a second Ctrl-C (which exits at once)
 //! can still kill them all synchronously on its way out.
@@ -12,9 +13,10 @@ use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, Command};
+use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use crate::limits::{KILL_GRACE, MAX_AGENT_OUTPUT_BYTES};
+use crate::limits::{KILL_GRACE, MAX_AGENT_OUTPUT_BYTES, MAX_HARNESS_LINE_BYTES};
 
 static LIVE_GROUPS: Mutex<Option<HashSet<i32>>> = Mutex::new(None);
 
@@ -39,16 +41,39 @@ pub fn kill_all_now() {
 }
 
 /// What to start.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Launch {
     pub program: PathBuf,
     pub args: Vec<String>,
     pub cwd: PathBuf,
     /// Variables set on top of the inherited environment.
     pub env: Vec<(String, String)>,
-    /// Written to stdin, which is then closed.
-    pub stdin: String,
+    /// Inherited variables the process must not see.
+    pub env_remove: Vec<String>,
+    /// Written to stdin, which is then closed; `None`: stdin is /dev/null (a CLI given a pipe
+    /// may wait for it to close, or for data that never comes).
+    pub stdin: Option<String>,
 }
+
+/// Which output stream a line came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stream {
+    Stdout,
+    Stderr,
+}
+
+impl Stream {
+    pub fn name(self) -> &'static str {
+        match self {
+            Stream::Stdout => "stdout",
+            Stream::Stderr => "stderr",
+        }
+    }
+}
+
+/// A line of output as the process wrote it (lossy UTF-8, without its newline), cut at
+/// `MAX_HARNESS_LINE_BYTES`.
+pub type Line = (Stream, String);
 
 /// Output kept from one stream: its first bytes up to the bound, and whether more came.
 #[derive(Clone, Debug, Default)]
@@ -62,12 +87,32 @@ impl Captured {
         String::from_utf8_lossy(&self.bytes).into_owned()
     }
 
-    /// The last `n` non-empty lines, for failure details.
+    /// The last `n` non-empty lines, for failure details (terminal colour codes taken out).
     pub fn last_lines(&self, n: usize) -> String {
-        let text = self.text();
+        let text = strip_escapes(&self.text());
         let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
         lines[lines.len().saturating_sub(n)..].join("\n")
     }
+}
+
+/// `text` without ANSI escape sequences (`ESC [ ... letter`): a CLI colours its errors even
+/// when its stderr is a pipe.
+fn strip_escapes(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' && chars.peek() == Some(&'[') {
+            chars.next();
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// A started agent process and its group.
@@ -87,13 +132,23 @@ pub struct Ended {
 }
 
 impl AgentProcess {
-    pub fn spawn(launch: &Launch) -> std::io::Result<AgentProcess> {
+    /// Starts the process; each line of its output is sent to `lines` as it comes.
+    pub fn spawn(
+        launch: &Launch,
+        lines: mpsc::UnboundedSender<Line>,
+    ) -> std::io::Result<AgentProcess> {
         let mut command = Command::new(&launch.program);
+        command.args(&launch.args).current_dir(&launch.cwd);
+        for name in &launch.env_remove {
+            command.env_remove(name);
+        }
         command
-            .args(&launch.args)
-            .current_dir(&launch.cwd)
             .envs(launch.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-            .stdin(Stdio::piped())
+            .stdin(if launch.stdin.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0)
@@ -101,13 +156,12 @@ impl AgentProcess {
         let mut child = command.spawn()?;
         let pgid = child.id().map(|id| id as i32).unwrap_or(0);
         track(pgid, true);
-        let stdout = tokio::spawn(capture(child.stdout.take()));
-        let stderr = tokio::spawn(capture(child.stderr.take()));
-        if let Some(mut stdin) = child.stdin.take() {
-            let prompt = launch.stdin.clone().into_bytes();
+        let stdout = tokio::spawn(pump(child.stdout.take(), Stream::Stdout, lines.clone()));
+        let stderr = tokio::spawn(pump(child.stderr.take(), Stream::Stderr, lines));
+        if let (Some(mut stdin), Some(prompt)) = (child.stdin.take(), launch.stdin.clone()) {
             // The agent may never read its prompt; writing must not hold the turn up.
             tokio::spawn(async move {
-                let _ = stdin.write_all(&prompt).await;
+                let _ = stdin.write_all(prompt.as_bytes()).await;
                 let _ = stdin.shutdown().await;
             });
         }
@@ -219,23 +273,81 @@ fn stat_in_group_and_running(stat: &str, pgid: i32) -> bool {
     matches!((fields.first(), fields.get(2)), (Some(state), Some(group)) if *state != "Z" && *state != "X" && group.parse() == Ok(pgid))
 }
 
-async fn capture(stream: Option<impl AsyncRead + Unpin>) -> Captured {
+/// Reads a stream to its end: keeps its first bytes (bounded) and sends each line on.
+async fn pump(
+    stream: Option<impl AsyncRead + Unpin>,
+    which: Stream,
+    lines: mpsc::UnboundedSender<Line>,
+) -> Captured {
     let Some(mut stream) = stream else {
         return Captured::default();
     };
     let mut captured = Captured::default();
+    let mut splitter = LineSplitter::default();
     let mut buffer = [0u8; 8192];
     loop {
         match stream.read(&mut buffer).await {
-            Ok(0) | Err(_) => return captured,
+            Ok(0) | Err(_) => {
+                if let Some(last) = splitter.finish() {
+                    let _ = lines.send((which, last));
+                }
+                return captured;
+            }
             Ok(n) => {
+                let chunk = &buffer[..n];
                 let room = MAX_AGENT_OUTPUT_BYTES.saturating_sub(captured.bytes.len());
-                captured.bytes.extend_from_slice(&buffer[..n.min(room)]);
+                captured.bytes.extend_from_slice(&chunk[..n.min(room)]);
                 if n > room {
                     captured.truncated = true;
                 }
+                for line in splitter.push(chunk) {
+                    // The receiver may be gone (the attempt is over); keep reading to the end
+                    // anyway, so the process never blocks on a full pipe.
+                    let _ = lines.send((which, line));
+                }
             }
         }
+    }
+}
+
+/// Cuts a byte stream into lines, each at most `MAX_HARNESS_LINE_BYTES` (the rest of a longer
+/// line is dropped: no line reader needs it, and memory stays bounded).
+#[derive(Default)]
+struct LineSplitter {
+    partial: Vec<u8>,
+    overlong: bool,
+}
+
+impl LineSplitter {
+    fn push(&mut self, mut chunk: &[u8]) -> Vec<String> {
+        let mut lines = Vec::new();
+        while let Some(at) = chunk.iter().position(|b| *b == b'\n') {
+            self.take(&chunk[..at]);
+            lines.push(self.line());
+            chunk = &chunk[at + 1..];
+        }
+        self.take(chunk);
+        lines
+    }
+
+    fn take(&mut self, bytes: &[u8]) {
+        let room = MAX_HARNESS_LINE_BYTES.saturating_sub(self.partial.len());
+        self.partial
+            .extend_from_slice(&bytes[..bytes.len().min(room)]);
+        self.overlong |= bytes.len() > room;
+    }
+
+    fn line(&mut self) -> String {
+        let mut bytes = std::mem::take(&mut self.partial);
+        self.overlong = false;
+        if bytes.last() == Some(&b'\r') {
+            bytes.pop();
+        }
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+
+    fn finish(&mut self) -> Option<String> {
+        (!self.partial.is_empty()).then(|| self.line())
     }
 }
 
@@ -254,6 +366,31 @@ mod tests {
     use super::*;
 
     #[test]
+    fn output_is_cut_into_lines_across_chunks() {
+        let mut splitter = LineSplitter::default();
+        assert_eq!(splitter.push(b"{\"a\":"), Vec::<String>::new());
+        assert_eq!(splitter.push(b"1}\r\nnext\nla"), vec!["{\"a\":1}", "next"]);
+        assert_eq!(splitter.push(b"st"), Vec::<String>::new());
+        assert_eq!(splitter.finish(), Some("last".to_string()));
+        assert_eq!(splitter.finish(), None);
+        let long = vec![b'x'; MAX_HARNESS_LINE_BYTES + 10];
+        let mut lines = splitter.push(&long);
+        lines.extend(splitter.push(b"\nshort\n"));
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0].len(), MAX_HARNESS_LINE_BYTES);
+        assert_eq!(lines[1], "short");
+    }
+
+    #[test]
+    fn failure_details_lose_colour_codes() {
+        let stderr = Captured {
+            bytes: b"\x1b[91m\x1b[1mError: \x1b[0mSession not found\n".to_vec(),
+            truncated: false,
+        };
+        assert_eq!(stderr.last_lines(5), "Error: Session not found");
+    }
+
+    #[test]
     fn reads_state_and_group_from_stat() {
         let stat = "123 (sh (odd) name) S 1 456 456 0 -1 4194560";
         assert!(stat_in_group_and_running(stat, 456));
@@ -269,9 +406,11 @@ mod tests {
             args: vec!["-c".into(), "sleep 300 & echo $!; sleep 300".into()],
             cwd: dir,
             env: vec![],
-            stdin: String::new(),
+            env_remove: vec![],
+            stdin: None,
         };
-        let mut process = AgentProcess::spawn(&launch).unwrap();
+        let (lines, mut received) = mpsc::unbounded_channel();
+        let mut process = AgentProcess::spawn(&launch, lines).unwrap();
         let pgid = process.pgid;
         tokio::time::sleep(Duration::from_millis(100)).await;
         assert!(group_alive(pgid));
@@ -283,6 +422,10 @@ mod tests {
         let ended = process.stop(None).await;
         assert!(!group_alive(pgid), "the background sleep survived");
         let background: i32 = ended.stdout.text().trim().parse().unwrap();
+        assert_eq!(
+            received.recv().await,
+            Some((Stream::Stdout, background.to_string()))
+        );
         let state = std::fs::read_to_string(format!("/proc/{background}/stat")).unwrap_or_default();
         assert!(state.is_empty() || state.contains(") Z "), "{state}");
     }

@@ -8,6 +8,7 @@ use std::time::SystemTime;
 use serde::Serialize;
 
 use super::time::rfc3339;
+use crate::usage::{Tokens, Usage};
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "event", rename_all = "kebab-case")]
@@ -79,6 +80,69 @@ pub enum Event {
         /// Files in the run folder with each agent process's output.
         #[serde(skip_serializing_if = "Vec::is_empty")]
         output: Vec<String>,
+        /// What the turn used, where the runtime reports it.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        usage: Option<Usage>,
+    },
+    /// The native session an agent's runtime reported (the next turn resumes it).
+    #[serde(rename_all = "camelCase")]
+    AgentSession {
+        agent: String,
+        turn: String,
+        harness: String,
+        session: String,
+    },
+    /// The agent started a shell command (as its runtime reported it).
+    #[serde(rename_all = "camelCase")]
+    ShellStarted {
+        agent: String,
+        turn: String,
+        command: String,
+    },
+    #[serde(rename_all = "camelCase")]
+    ShellFinished {
+        agent: String,
+        turn: String,
+        command: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        exit_code: Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        output: Option<String>,
+    },
+    /// The agent used another tool of its runtime (read or edited a file, searched, ...).
+    #[serde(rename_all = "camelCase")]
+    AgentToolUsed {
+        agent: String,
+        turn: String,
+        tool: String,
+        detail: String,
+    },
+    /// Text the agent wrote.
+    #[serde(rename_all = "camelCase")]
+    AgentMessage {
+        agent: String,
+        turn: String,
+        text: String,
+    },
+    /// Tokens or money the runtime reported, on its own basis (`request`: one model request;
+    /// `run`: the CLI run so far; `session`: the native session's running total).
+    #[serde(rename_all = "camelCase")]
+    UsageReported {
+        agent: String,
+        turn: String,
+        basis: String,
+        #[serde(flatten)]
+        tokens: Option<Tokens>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cost_usd: Option<f64>,
+    },
+    /// An error the agent's runtime reported; `blocked` when it needs a person (a login).
+    #[serde(rename_all = "camelCase")]
+    HarnessError {
+        agent: String,
+        turn: String,
+        message: String,
+        blocked: bool,
     },
     #[serde(rename_all = "camelCase")]
     ToolCalled {

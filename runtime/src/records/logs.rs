@@ -145,7 +145,15 @@ pub fn line(event: &Value) -> String {
         "turn-settled" => (
             format!("{agent} {}", text("turn")),
             with_reason(
-                format!("turn {} after {}", text("outcome"), millis(event)),
+                match event.get("usage") {
+                    Some(used) => format!(
+                        "turn {} after {} ({})",
+                        text("outcome"),
+                        millis(event),
+                        usage(used)
+                    ),
+                    None => format!("turn {} after {}", text("outcome"), millis(event)),
+                },
                 event.get("detail"),
             ),
         ),
@@ -189,6 +197,41 @@ pub fn line(event: &Value) -> String {
                 millis(event)
             ),
         ),
+        "agent-session" => (
+            format!("{agent} {}", text("turn")),
+            format!("{} session {}", text("harness"), text("session")),
+        ),
+        "shell-started" => (
+            format!("{agent} {}", text("turn")),
+            format!("$ {}", text("command")),
+        ),
+        "shell-finished" => (
+            format!("{agent} {}", text("turn")),
+            match event.get("exitCode").and_then(Value::as_i64) {
+                Some(code) => format!("$ {} → exit {code}", text("command")),
+                None => format!("$ {} → ended", text("command")),
+            },
+        ),
+        "agent-tool-used" => (
+            format!("{agent} {}", text("turn")),
+            format!("{} {}", text("tool"), text("detail")),
+        ),
+        "agent-message" => (
+            format!("{agent} {}", text("turn")),
+            format!("says: {}", fold(&event["text"])),
+        ),
+        "usage-reported" => (
+            format!("{agent} {}", text("turn")),
+            format!("tokens ({}): {}", text("basis"), usage(event)),
+        ),
+        "harness-error" if event["blocked"] == Value::Bool(true) => (
+            format!("{agent} {}", text("turn")),
+            format!("blocked: {}", text("message")),
+        ),
+        "harness-error" => (
+            format!("{agent} {}", text("turn")),
+            format!("error: {}", text("message")),
+        ),
         other => (agent, format!("{other} {}", fold(event))),
     };
     if who.is_empty() {
@@ -196,6 +239,23 @@ pub fn line(event: &Value) -> String {
     } else {
         format!("{time}  {who}  {what}")
     }
+}
+
+/// `1200 in (200 cached), 40 out, $0.0100` from an object with the usage fields.
+fn usage(value: &Value) -> String {
+    let count = |name: &str| value.get(name).and_then(Value::as_u64).unwrap_or(0);
+    let mut text = format!("{} in", count("inputTokens"));
+    if count("cachedInputTokens") > 0 {
+        text += &format!(" ({} cached)", count("cachedInputTokens"));
+    }
+    text += &format!(", {} out", count("outputTokens"));
+    if count("reasoningTokens") > 0 {
+        text += &format!(" ({} reasoning)", count("reasoningTokens"));
+    }
+    if let Some(usd) = value.get("costUsd").and_then(Value::as_f64) {
+        text += &format!(", ${usd:.4}");
+    }
+    text
 }
 
 fn number(event: &Value, name: &str) -> String {
@@ -222,8 +282,13 @@ fn runtime(runtime: Option<&Value>) -> String {
     let Some(runtime) = runtime else {
         return String::new();
     };
-    match runtime.get("kind").and_then(Value::as_str) {
-        Some("command") => format!("command {}", runtime["program"].as_str().unwrap_or("")),
+    let field = |name: &str| runtime.get(name).and_then(Value::as_str);
+    match field("kind") {
+        Some("command") => format!("command {}", field("program").unwrap_or("")),
+        Some(harness) if field("program").is_some() => match field("model") {
+            Some(model) => format!("{harness} {model}"),
+            None => harness.to_string(),
+        },
         _ => fold(runtime),
     }
 }
@@ -309,6 +374,23 @@ mod tests {
         let ended =
             json!({"at": "2026-11-29T18:31:00.000Z", "event": "run-ended", "outcome": "completed"});
         assert_eq!(line(&ended), "18:31:00.000  run ended completed");
+    }
+
+    #[test]
+    fn what_an_agent_cli_did_between_calls() {
+        let at = "2026-11-29T18:30:58.000Z";
+        let shell = json!({"at": at, "event": "shell-finished", "agent": "a", "turn": "t1", "command": "ls", "exitCode": 0});
+        assert_eq!(line(&shell), "18:30:58.000  a t1  $ ls → exit 0");
+        let said = json!({"at": at, "event": "agent-message", "agent": "a", "turn": "t1", "text": "Done."});
+        assert_eq!(line(&said), "18:30:58.000  a t1  says: \"Done.\"");
+        let used = json!({"at": at, "event": "turn-settled", "agent": "a", "turn": "t1", "outcome": "answered", "durationMs": 900,
+            "usage": {"inputTokens": 1200, "cachedInputTokens": 200, "outputTokens": 40, "reasoningTokens": 0}});
+        assert_eq!(
+            line(&used),
+            "18:30:58.000  a t1  turn answered after 900ms (1200 in (200 cached), 40 out)"
+        );
+        let blocked = json!({"at": at, "event": "harness-error", "agent": "a", "turn": "t1", "message": "401", "blocked": true});
+        assert_eq!(line(&blocked), "18:30:58.000  a t1  blocked: 401");
     }
 
     #[test]

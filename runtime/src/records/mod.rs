@@ -102,6 +102,15 @@ impl RunDir {
         first
     }
 
+    /// Writes one stream of an agent process's output as `turns/<turn>/<name>`; the path
+    /// relative to the run folder, as events name it.
+    pub fn write_turn_output(&self, turn: &str, name: &str, bytes: &[u8]) -> io::Result<String> {
+        let dir = self.path.join("turns").join(turn);
+        fs::create_dir_all(&dir)?;
+        fs::write(dir.join(name), bytes)?;
+        Ok(format!("turns/{turn}/{name}"))
+    }
+
     /// Appends one event line, stamped with the time.
     pub fn append(&self, event: &Event) -> io::Result<()> {
         let line = event::line(SystemTime::now(), event);
@@ -230,6 +239,16 @@ mod tests {
             run.path().join("output.json").is_file(),
             "written all the same"
         );
+        fs::remove_dir_all(cwd).unwrap();
+    }
+
+    #[test]
+    fn turn_output_lands_under_its_turn() {
+        let cwd = scratch("turn-output");
+        let run = RunDir::create(&cwd, "hello", "r1").unwrap();
+        let path = run.write_turn_output("t1", "1.stdout", b"hi\n").unwrap();
+        assert_eq!(path, "turns/t1/1.stdout");
+        assert_eq!(fs::read_to_string(run.path().join(&path)).unwrap(), "hi\n");
         fs::remove_dir_all(cwd).unwrap();
     }
 

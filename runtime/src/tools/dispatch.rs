@@ -8,40 +8,56 @@
 //! budget's end or the turn's, `call.signal` aborts, and a handler that ignores it gets
 //! `TOOL_ABORT_GRACE` more before the call ends without it, reported as `may-have-run`.
 
+use std::path::Path;
 use std::pin::pin;
-use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use super::{input, CallBudget};
-use crate::agents::{Agent, CallSlot, CallStart};
+use super::calls::{CallSlot, CallStart};
+use super::{input, CallBudget, ToolSet};
 use crate::channel::refusal::{self, Code};
 use crate::channel::wire::Response;
-use crate::js::JsFailure;
+use crate::duration::format_duration;
+use crate::harness::registry;
+use crate::js::{JsFailure, JsRequester};
 use crate::limits::{
-    DEFAULT_TOOL_TIMEOUT, HARNESS_SHELL_LIMITS, MAX_PAYLOAD_BYTES, MAX_TOOLS_PER_AGENT,
-    MAX_TOOL_RESULT_BYTES, TOOL_ABORT_GRACE,
+    DEFAULT_TOOL_TIMEOUT, MAX_PAYLOAD_BYTES, MAX_TOOLS_PER_AGENT, MAX_TOOL_RESULT_BYTES,
+    TOOL_ABORT_GRACE,
 };
 use crate::records::Event;
 use crate::schema::teach;
-use crate::workflow::deadline::format_duration;
+
+/// The agent a call comes from, as a call needs it (agents/ implements it).
+pub trait Caller: Send + Sync {
+    fn key(&self) -> &str;
+    fn tools(&self) -> &ToolSet;
+    fn launcher(&self) -> &Path;
+    /// Starts, joins or refuses a call, deciding together with the agent's turn.
+    fn begin_call(&self, tool: &str, input: &Value) -> CallStart;
+    /// Ends a call: joiners get `response`, and the agent may call again.
+    fn end_call(&self, slot: &CallSlot, response: Response);
+    fn record(&self, event: &Event);
+    /// The run's id and its JS, where handlers run.
+    fn run_id(&self) -> &str;
+    fn js(&self) -> &JsRequester;
+}
 
 /// Runs `wfa tool <name> <args>` for `agent`.
 pub async fn call(
-    agent: Arc<Agent>,
+    agent: &impl Caller,
     name: String,
     args: Vec<String>,
     stdin: Option<String>,
 ) -> Response {
-    let Some(tool) = agent.tools.get(&name).cloned() else {
-        let yours = if agent.tools.is_empty() {
+    let Some(tool) = agent.tools().get(&name).cloned() else {
+        let yours = if agent.tools().is_empty() {
             "you have no tools".to_string()
         } else {
-            format!("your tools: {}", agent.tools.names().join(", "))
+            format!("your tools: {}", agent.tools().names().join(", "))
         };
         return refuse(
-            &agent,
+            agent,
             &name,
             Code::UnknownTool,
             format!("you have no tool \"{name}\"; {yours}"),
@@ -53,7 +69,7 @@ pub async fn call(
         match input::read(&name, tool.input.as_ref(), &args, stdin.as_deref()) {
             Ok(input) => input,
             Err(problems) => return refuse(
-                &agent,
+                agent,
                 &name,
                 Code::InvalidInput,
                 "the input does not fit the tool's schema".into(),
@@ -63,7 +79,7 @@ pub async fn call(
         };
     match agent.begin_call(&name, &input) {
         CallStart::NotInTurn(why) => refuse(
-            &agent,
+            agent,
             &name,
             Code::NotInTurn,
             why,
@@ -71,7 +87,7 @@ pub async fn call(
             Some("a tool can be called only while you work on a turn"),
         ),
         CallStart::Busy(why) => refuse(
-            &agent,
+            agent,
             &name,
             Code::Busy,
             why,
@@ -80,7 +96,7 @@ pub async fn call(
         ),
         CallStart::Join(call, mut done) => {
             agent.record(&Event::ToolJoined {
-                agent: agent.key.clone(),
+                agent: agent.key().to_string(),
                 tool: name,
                 call,
             });
@@ -101,17 +117,22 @@ pub async fn call(
     }
 }
 
-async fn run_call(agent: Arc<Agent>, budget: CallBudget, input: Value, slot: CallSlot) -> Response {
+async fn run_call(
+    agent: &impl Caller,
+    budget: CallBudget,
+    input: Value,
+    slot: CallSlot,
+) -> Response {
     let started = Instant::now();
     agent.record(&Event::ToolCalled {
-        agent: agent.key.clone(),
+        agent: agent.key().to_string(),
         turn: slot.turn.clone(),
         tool: slot.tool.clone(),
         call: slot.id.clone(),
         input: input.clone(),
     });
-    let payload = json!({ "run": agent.link().run_id, "agent": agent.key, "tool": slot.tool, "call": slot.id, "input": input });
-    let js = agent.link().js.clone();
+    let payload = json!({ "run": agent.run_id(), "agent": agent.key(), "tool": slot.tool, "call": slot.id, "input": input });
+    let js = agent.js().clone();
     let mut reply = pin!(js.request("tool.call", payload));
     let ends_at = match budget {
         CallBudget::Within(d) => (started + d).min(slot.turn_deadline),
@@ -140,7 +161,7 @@ async fn run_call(agent: Arc<Agent>, budget: CallBudget, input: Value, slot: Cal
             let _ = js
                 .request(
                     "tool.abort",
-                    json!({ "run": agent.link().run_id, "call": slot.id }),
+                    json!({ "run": agent.run_id(), "call": slot.id }),
                 )
                 .await;
             match tokio::time::timeout(TOOL_ABORT_GRACE, &mut reply).await {
@@ -159,7 +180,7 @@ async fn run_call(agent: Arc<Agent>, budget: CallBudget, input: Value, slot: Cal
                         "{took} and ignored call.signal for {} more: it may have run, or may still finish",
                         format_duration(TOOL_ABORT_GRACE)
                     );
-                    eprintln!("awf: agent \"{}\": tool {message}", agent.key);
+                    eprintln!("awf: agent \"{}\": tool {message}", agent.key());
                     let hint = Some("check whether its work was done before calling it again");
                     (
                         failed(Code::MayHaveRun, message.clone(), hint),
@@ -172,7 +193,7 @@ async fn run_call(agent: Arc<Agent>, budget: CallBudget, input: Value, slot: Cal
         }
     };
     agent.record(&Event::ToolSettled {
-        agent: agent.key.clone(),
+        agent: agent.key().to_string(),
         tool: slot.tool.clone(),
         call: slot.id.clone(),
         outcome: outcome.to_string(),
@@ -264,7 +285,7 @@ fn failed(code: Code, message: String, hint: Option<&str>) -> Response {
 }
 
 fn refuse(
-    agent: &Agent,
+    agent: &impl Caller,
     tool: &str,
     code: Code,
     message: String,
@@ -272,7 +293,7 @@ fn refuse(
     hint: Option<&str>,
 ) -> Response {
     agent.record(&Event::ToolRefused {
-        agent: agent.key.clone(),
+        agent: agent.key().to_string(),
         tool: tool.to_string(),
         code: code.as_str().to_string(),
         message: message.clone(),
@@ -287,19 +308,17 @@ fn refuse(
 }
 
 /// What `wfa tool` alone prints: this agent's tools, the limits, the harness limits, the codes.
-pub fn listing(agent: &Agent) -> Response {
-    let launcher = agent.launcher.display().to_string();
+pub fn listing(agent: &impl Caller) -> Response {
+    let launcher = agent.launcher().display().to_string();
+    let tools = agent.tools();
     let mut out = String::new();
-    if agent.tools.is_empty() {
-        out.push_str(&format!("Agent \"{}\" has no tools.\n", agent.key));
+    if tools.is_empty() {
+        out.push_str(&format!("Agent \"{}\" has no tools.\n", agent.key()));
     } else {
-        out.push_str(&teach::tools_instructions(
-            &launcher,
-            &agent.tools.teaching(),
-        ));
+        out.push_str(&teach::tools_instructions(&launcher, &tools.teaching()));
         out.push('\n');
-        for name in agent.tools.names() {
-            let tool = agent.tools.get(&name).expect("listed");
+        for name in tools.names() {
+            let tool = tools.get(&name).expect("listed");
             out.push_str(&format!(
                 "\n{name}: each call may take {}",
                 tool.budget.describe()
@@ -321,7 +340,7 @@ a call made after it ended runs again. While a call runs, result and waiting are
     out.push_str(
         "\nHow long each agent CLI lets one shell command run before it backgrounds or stops it:\n",
     );
-    for (cli, limit) in HARNESS_SHELL_LIMITS {
+    for (cli, limit) in registry::shell_limits() {
         out.push_str(&format!("  {cli}: {limit}\n"));
     }
     out.push('\n');

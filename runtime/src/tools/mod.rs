@@ -3,8 +3,11 @@
 //! `ToolSpec` is a tool as the agent sees it (name, description, input schema, time budget);
 //! its handler stays in JS (js/workflow/tools.ts). `ToolSet::from_json` checks every limit
 //! of the spec page when the agent opens, so a mistake fails there, naming the tool, and never
-//! mid-turn. `dispatch.rs` runs one call; `input.rs` reads a call's input from its words.
+//! mid-turn. `calls.rs` is an agent's call state (one at a time, joins, `busy`); `dispatch.rs`
+//! runs one call for any `Caller`; `input.rs` reads a call's input from its words. Nothing here
+//! imports `agents/`: an agent is a `Caller` to this folder.
 
+pub mod calls;
 pub mod dispatch;
 pub mod input;
 
@@ -12,10 +15,10 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
+use crate::duration::{format_duration, parse_duration};
 use crate::limits::{DEFAULT_TOOL_TIMEOUT, MAX_TOOLS_PER_AGENT, MAX_TOOL_NAME_LEN};
 use crate::schema::teach::ToolTeaching;
 use crate::schema::Schema;
-use crate::workflow::deadline::{format_duration, parse_duration};
 
 /// How long one call of a tool may take.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

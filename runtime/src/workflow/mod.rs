@@ -5,7 +5,6 @@
 //! and its records, the run's deadline, Ctrl-C and SIGTERM, and the ending (exit.rs) that picks
 //! the exit code. `Run` (run.rs) is the state one run's ops share.
 
-pub mod deadline;
 pub mod exit;
 pub mod run;
 
@@ -51,6 +50,8 @@ pub struct RunReport {
     /// output.json's content, when the run got as far as having a folder.
     pub record: Option<Value>,
     pub run_dir: Option<PathBuf>,
+    /// What each agent that used tokens used, by key.
+    pub usage: Vec<(String, crate::usage::Usage)>,
 }
 
 impl RunReport {
@@ -61,6 +62,7 @@ impl RunReport {
             error: Some(error),
             record: None,
             run_dir: None,
+            usage: Vec::new(),
         }
     }
 }
@@ -129,6 +131,7 @@ pub async fn run_file(options: RunOptions) -> RunReport {
                 )),
                 record: None,
                 run_dir: None,
+                usage: Vec::new(),
             }
         }
     };
@@ -256,6 +259,9 @@ fn finish(run: &Run, end: Result<CallEnd, Stop>) -> RunReport {
     if let Ending::Exited(code) = ending {
         record["exitCode"] = json!(code);
     }
+    if let Some(usage) = run.agents.usage_json() {
+        record["usage"] = usage;
+    }
     if let Some(error) = &error {
         record["reason"] = json!(error.headline());
         record["error"] = json!({ "name": error.name, "message": error.message, "stack": error.stack, "code": error.code });
@@ -276,5 +282,6 @@ fn finish(run: &Run, end: Result<CallEnd, Stop>) -> RunReport {
         error,
         record: Some(record),
         run_dir: Some(run.records.path().to_path_buf()),
+        usage: run.agents.usage(),
     }
 }

@@ -9,9 +9,10 @@ use serde_json::json;
 
 use crate::agents::turn::{self, TurnRequest};
 use crate::agents::{Agent, AgentSpec};
+use crate::duration::parse_duration;
 use crate::js::engine::{async_op, sync_op, HostState, Json, JsonCheck, OpDecl, OpError};
 use crate::schema::Schema;
-use crate::workflow::deadline::parse_duration;
+
 use crate::workflow::run::Run;
 
 pub const OPS: &[OpDecl] = &[

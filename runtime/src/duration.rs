@@ -1,7 +1,7 @@
-//! Durations as authors write them (`"30s"`, `"20m"`, `"1h"`, `"1500ms"`, `"1h30m"`, or a number
-//! of milliseconds) and deadlines: a fixed instant, the least of the ones that bound it.
+//! Durations as authors and agents write them (`"30s"`, `"20m"`, `"1h"`, `"1500ms"`, `"1h30m"`)
+//! and as awf shows them. A leaf: it depends on nothing else in the crate.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Why a text is not a duration.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -81,11 +81,6 @@ pub fn format_duration(d: Duration) -> String {
     out
 }
 
-/// The least of some deadlines; `None` entries do not bound.
-pub fn least(deadlines: impl IntoIterator<Item = Option<Instant>>) -> Option<Instant> {
-    deadlines.into_iter().flatten().min()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -117,13 +112,5 @@ mod tests {
         assert_eq!(format_duration(Duration::from_millis(250)), "250ms");
         assert_eq!(format_duration(Duration::from_secs(30)), "30s");
         assert_eq!(format_duration(Duration::from_secs(5400)), "1h30m");
-    }
-
-    #[test]
-    fn least_ignores_missing_bounds() {
-        let now = Instant::now();
-        let later = now + Duration::from_secs(1);
-        assert_eq!(least([None, Some(later), Some(now)]), Some(now));
-        assert_eq!(least([None, None]), None);
     }
 }

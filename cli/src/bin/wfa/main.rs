@@ -26,14 +26,16 @@ use std::time::{Duration, Instant};
 // Shared with the runtime, which uses the server half of each; wfa compiles them whole but uses
 // only the client half.
 #[allow(dead_code)]
-#[path = "../../../runtime/src/limits.rs"]
+#[path = "../../../../runtime/src/limits.rs"]
 mod limits;
 #[allow(dead_code)]
-#[path = "../../../runtime/src/channel/refusal.rs"]
+#[path = "../../../../runtime/src/channel/refusal.rs"]
 mod refusal;
 #[allow(dead_code)]
-#[path = "../../../runtime/src/channel/wire.rs"]
+#[path = "../../../../runtime/src/channel/wire.rs"]
 mod wire;
+
+mod hook;
 
 use refusal::{Code, Exit};
 use wire::{Request, Response};
@@ -94,6 +96,11 @@ impl Output {
 }
 
 fn run(program: Option<&Path>, args: Vec<OsString>) -> Output {
+    // Claude Code's hook (an agent CLI calls it, not an agent): decides, sends nothing.
+    if args.len() == 2 && args[0] == "hook" && args[1] == "claude" {
+        let launcher = program.map(|p| p.display().to_string()).unwrap_or_default();
+        return Output::stdout(hook::decide(&launcher, &hook::read_input()));
+    }
     let (channel, words) = split_channel(args);
     let channel = channel.or_else(|| socket_beside(program?));
     let invocation = match utf8_words(words).and_then(parse) {

@@ -1,0 +1,87 @@
+//! `awf doctor`: each agent CLI awf drives, as found on this machine (harness/survey.rs does the
+//! looking), printed as a short report or as JSON.
+
+use std::io::Write;
+
+use awf_runtime::harness::survey::{survey, CliSurvey};
+
+use crate::args::DoctorArgs;
+
+pub fn run(args: DoctorArgs) -> i32 {
+    let found = survey();
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        let report: Vec<_> = found.iter().map(CliSurvey::to_json).collect();
+        let text = serde_json::to_string_pretty(&report).unwrap_or_default();
+        let _ = writeln!(out, "{text}");
+    } else {
+        for cli in &found {
+            let _ = write!(out, "{}", describe(cli));
+        }
+    }
+    let _ = out.flush();
+    let healthy = found
+        .iter()
+        .filter(|cli| cli.program.is_some())
+        .all(|cli| cli.tested_version() && cli.readiness.ready);
+    if healthy {
+        0
+    } else {
+        1
+    }
+}
+
+/// A few lines about one CLI.
+fn describe(cli: &CliSurvey) -> String {
+    let info = cli.info;
+    let mut text = match (&cli.program, &cli.version) {
+        (None, _) => format!(
+            "{}: not installed\n  install: {}\n",
+            info.name,
+            info.install_hint()
+        ),
+        (Some(program), Ok(version)) => {
+            let tested = if cli.tested_version() {
+                "the version awf is tested with".to_string()
+            } else {
+                format!(
+                    "awf is tested with {}: {}",
+                    info.tested,
+                    info.install_hint()
+                )
+            };
+            format!(
+                "{}: {version} ({tested})\n  program: {}\n",
+                info.name,
+                program.display()
+            )
+        }
+        (Some(program), Err(why)) => format!(
+            "{}: installed at {}, but {why}\n",
+            info.name,
+            program.display()
+        ),
+    };
+    let ready = if cli.readiness.ready {
+        "ready"
+    } else {
+        "not ready"
+    };
+    text += &format!("  model access: {ready}: {}\n", cli.readiness.how);
+    let can = info.capabilities;
+    text += &format!(
+        "  resume: {}; usage: {}\n  shell commands: {}\n",
+        yes_no(can.resume),
+        yes_no(can.usage),
+        can.shell_limit
+    );
+    text
+}
+
+fn yes_no(can: awf_runtime::harness::Can) -> &'static str {
+    if can.given() {
+        "yes"
+    } else {
+        "no"
+    }
+}

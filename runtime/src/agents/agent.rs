@@ -1,0 +1,450 @@
+//! An open agent and the state its socket reads: which turn is open, which are over, whether
+//! its answer was accepted, and its tool calls (tools/calls.rs, under the same lock). Answers
+//! and `wfa waiting` are decided here; a tool call goes to tools/dispatch.rs, for which the
+//! agent is a `Caller`.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use serde_json::Value;
+use tokio::sync::Notify;
+
+use super::answer;
+use super::queue::TurnQueue;
+use super::registry::RunLink;
+use super::spec::AgentSpec;
+use crate::channel::refusal::Code;
+use crate::channel::server::AgentSocket;
+use crate::channel::wire::Response;
+use crate::duration::{format_duration, parse_duration};
+use crate::harness::{Harness, NativeSession, Usage};
+use crate::js::JsRequester;
+use crate::records::{time, Event};
+use crate::schema::Schema;
+use crate::tools::calls::{CallSlot, CallStart, ToolCalls, TurnWindow};
+use crate::tools::dispatch::Caller;
+use crate::tools::ToolSet;
+
+/// An open agent.
+pub struct Agent {
+    pub key: String,
+    /// Fixed at open: a reopen must give the same names, descriptions and schemas.
+    pub tools: ToolSet,
+    pub(super) spec: AgentSpec,
+    pub harness: Arc<dyn Harness>,
+    pub cwd: PathBuf,
+    pub launcher: PathBuf,
+    /// `AWF_SESSION`: stable across the agent's turns.
+    pub session_name: String,
+    pub(super) link: Arc<RunLink>,
+    pub queue: Arc<TurnQueue>,
+    /// The agent's native session; a turn holds it while it runs (turns run one at a time).
+    pub(super) native: tokio::sync::Mutex<NativeSession>,
+    state: Mutex<AgentState>,
+    socket: Mutex<Option<AgentSocket>>,
+}
+
+#[derive(Default)]
+struct AgentState {
+    turns_taken: u32,
+    open: Option<OpenTurn>,
+    over: HashSet<String>,
+    /// `close()` was called: no new operation is accepted.
+    closing: bool,
+    closed: bool,
+    calls: ToolCalls,
+    /// What the agent's turns used so far.
+    usage: Usage,
+}
+
+/// The turn an agent works on.
+struct OpenTurn {
+    id: String,
+    schema: Option<Schema>,
+    deadline: Instant,
+    accepted: Option<Value>,
+    answered: Arc<Notify>,
+    /// Wakes a running tool call when the turn ends.
+    over: Arc<Notify>,
+}
+
+impl Agent {
+    pub(super) fn new(
+        spec: AgentSpec,
+        harness: Arc<dyn Harness>,
+        cwd: PathBuf,
+        launcher: PathBuf,
+        session_name: String,
+        link: Arc<RunLink>,
+    ) -> Agent {
+        Agent {
+            key: spec.key.clone(),
+            tools: spec.tools.clone().unwrap_or_default(),
+            spec,
+            harness,
+            cwd,
+            launcher,
+            session_name,
+            link,
+            queue: Arc::new(TurnQueue::default()),
+            native: tokio::sync::Mutex::default(),
+            state: Mutex::new(AgentState::default()),
+            socket: Mutex::new(None),
+        }
+    }
+
+    pub fn link(&self) -> &Arc<RunLink> {
+        &self.link
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, AgentState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn record(&self, event: &Event) {
+        if let Err(e) = self.link.records.append(event) {
+            eprintln!("awf: cannot append to the run's events: {e}");
+        }
+    }
+
+    /// A reopen under this key must give the same spec (tools: the same names, descriptions and
+    /// schemas; handlers may change).
+    pub(super) fn check_reopen(&self, spec: &AgentSpec) -> Result<(), String> {
+        for ((field, old), (_, new)) in self.spec.identity().iter().zip(spec.identity()) {
+            if *old != new {
+                return Err(format!(
+                    "agent \"{}\" is already open with a different {field} ({} then, {} now); open it with the same spec, or use another key",
+                    spec.key,
+                    compact(old),
+                    compact(&new)
+                ));
+            }
+        }
+        if let Some(tools) = &spec.tools {
+            self.tools
+                .check_same(tools)
+                .map_err(|e| format!("agent \"{}\": {e}", spec.key))?;
+        }
+        if self.is_closed() {
+            return Err(format!(
+                "agent \"{}\" was closed; open a new agent under another key",
+                spec.key
+            ));
+        }
+        Ok(())
+    }
+
+    pub(super) fn listen(&self, socket: AgentSocket) {
+        *self.socket.lock().unwrap_or_else(|e| e.into_inner()) = Some(socket);
+    }
+
+    /// The agent's socket, while it listens.
+    pub fn socket_path(&self) -> Option<PathBuf> {
+        let socket = self.socket.lock().unwrap_or_else(|e| e.into_inner());
+        socket.as_ref().map(|s| s.path().to_path_buf())
+    }
+
+    pub(super) fn stop_listening(&self) {
+        self.socket.lock().unwrap_or_else(|e| e.into_inner()).take();
+    }
+
+    pub fn is_closed(&self) -> bool {
+        let state = self.state();
+        state.closing || state.closed
+    }
+
+    /// Refuses new operations from now on; queued ones still run. `false` if already closing.
+    pub fn begin_close(&self) -> bool {
+        !std::mem::replace(&mut self.state().closing, true)
+    }
+
+    /// The last step of `close()`, once the operations queued before it are done.
+    pub fn finish_close(&self) {
+        self.state().closed = true;
+        self.stop_listening();
+        self.record(&Event::AgentClosed {
+            agent: self.key.clone(),
+        });
+    }
+
+    /// What the agent's turns used so far.
+    pub fn usage(&self) -> Usage {
+        self.state().usage
+    }
+
+    pub(super) fn add_usage(&self, usage: &Usage) {
+        self.state().usage.add(usage);
+    }
+
+    /// Opens a turn for answers; returns its number and the notifier of an accepted answer.
+    pub(super) fn open_turn(
+        &self,
+        id: &str,
+        schema: Option<Schema>,
+        deadline: Instant,
+    ) -> (u32, Arc<Notify>) {
+        let mut state = self.state();
+        state.turns_taken += 1;
+        let answered = Arc::new(Notify::new());
+        state.open = Some(OpenTurn {
+            id: id.to_string(),
+            schema,
+            deadline,
+            accepted: None,
+            answered: answered.clone(),
+            over: Arc::new(Notify::new()),
+        });
+        (state.turns_taken, answered)
+    }
+
+    /// The accepted answer of the open turn, if any.
+    pub(super) fn accepted(&self) -> Option<Value> {
+        let state = self.state();
+        state.open.as_ref().and_then(|t| t.accepted.clone())
+    }
+
+    /// Closes the open turn; later answers to it are refused as `closed-turn`.
+    pub(super) fn close_turn(&self, id: &str) {
+        let mut state = self.state();
+        if state.open.as_ref().is_some_and(|t| t.id == id) {
+            if let Some(open) = state.open.take() {
+                open.over.notify_waiters();
+            }
+        }
+        state.over.insert(id.to_string());
+    }
+
+    /// Whether a tool call of this agent is running: the agent waits for a handler, so giving
+    /// it work now would wait for that handler too.
+    pub fn tool_call_running(&self) -> Option<String> {
+        self.state().calls.running_tool().map(str::to_string)
+    }
+
+    /// `busy` while a tool call runs: the agent cannot answer or ask for time meanwhile.
+    pub(super) fn refuse_while_calling(&self) -> Option<Response> {
+        let tool = self.tool_call_running()?;
+        Some(refused(
+            Code::Busy,
+            &format!("{tool} is still running; answer once it has answered"),
+            vec![],
+            Some("wait for the tool's answer, then send your answer again"),
+        ))
+    }
+
+    pub(super) fn submit_answer(
+        &self,
+        turn: &str,
+        args: &[String],
+        stdin: Option<&str>,
+    ) -> Response {
+        let mut state = self.state();
+        let open = match state.open.as_mut() {
+            Some(open) if open.id == turn => open,
+            _ => return refuse_turn(&state, turn),
+        };
+        if open.accepted.is_some() {
+            return refused(
+                Code::ClosedTurn,
+                &format!("turn {turn} is already answered; only one answer is accepted"),
+                vec![],
+                None,
+            );
+        }
+        match answer::read(open.schema.as_ref(), args, stdin) {
+            Ok(value) => {
+                open.accepted = Some(value.clone());
+                open.answered.notify_one();
+                drop(state);
+                self.record(&Event::AnswerSubmitted {
+                    agent: self.key.clone(),
+                    turn: turn.to_string(),
+                    accepted: true,
+                    value: Some(value),
+                    problems: vec![],
+                });
+                Response::Ok {
+                    stdout: format!("answer accepted for turn {turn}\n"),
+                }
+            }
+            Err(problems) => {
+                drop(state);
+                self.record(&Event::AnswerSubmitted {
+                    agent: self.key.clone(),
+                    turn: turn.to_string(),
+                    accepted: false,
+                    value: None,
+                    problems: problems.clone(),
+                });
+                refused(
+                    Code::InvalidResult,
+                    "the answer does not fit the turn",
+                    problems,
+                    Some("fix what is listed and send the answer again; the turn is still open"),
+                )
+            }
+        }
+    }
+
+    pub(super) fn waiting(&self, turn: &str, reason: &str, timeout: Option<&str>) -> Response {
+        if reason.trim().is_empty() {
+            return refused(
+                Code::InvalidRequest,
+                "--reason is blank; say what the agent still waits for",
+                vec![],
+                None,
+            );
+        }
+        if let Some(text) = timeout {
+            if let Err(problem) = parse_duration(text) {
+                return refused(
+                    Code::InvalidRequest,
+                    &format!("--timeout: {problem}"),
+                    vec![],
+                    None,
+                );
+            }
+        }
+        let state = self.state();
+        let deadline = match state.open.as_ref() {
+            Some(open) if open.id == turn && open.accepted.is_none() => open.deadline,
+            _ => return refuse_turn(&state, turn),
+        };
+        drop(state);
+        self.record(&Event::Waiting {
+            agent: self.key.clone(),
+            turn: turn.to_string(),
+            reason: reason.to_string(),
+        });
+        let left = deadline.saturating_duration_since(Instant::now());
+        let at = time::rfc3339(std::time::SystemTime::now() + left);
+        Response::Ok {
+            stdout: format!(
+                "noted; turn {turn} stays open until its deadline, {at} (in {}), which waiting does not move; answer with result before then\n",
+                format_duration(std::time::Duration::from_secs(left.as_secs()))
+            ),
+        }
+    }
+}
+
+impl Caller for Agent {
+    fn key(&self) -> &str {
+        &self.key
+    }
+
+    fn tools(&self) -> &ToolSet {
+        &self.tools
+    }
+
+    fn launcher(&self) -> &Path {
+        &self.launcher
+    }
+
+    fn begin_call(&self, tool: &str, input: &Value) -> CallStart {
+        let mut state = self.state();
+        let window = match &state.open {
+            Some(open) if open.accepted.is_none() => Ok(TurnWindow {
+                id: open.id.clone(),
+                deadline: open.deadline,
+                over: open.over.clone(),
+            }),
+            Some(open) => Err(format!(
+                "turn {} is answered; a tool is callable only while you work on a turn",
+                open.id
+            )),
+            None => Err(
+                "you have no open turn; a tool is callable only while you work on a turn".into(),
+            ),
+        };
+        state.calls.begin(tool, input, window)
+    }
+
+    fn end_call(&self, slot: &CallSlot, response: Response) {
+        self.state().calls.end(slot);
+        slot.finish(response);
+    }
+
+    fn record(&self, event: &Event) {
+        Agent::record(self, event)
+    }
+
+    fn run_id(&self) -> &str {
+        &self.link.run_id
+    }
+
+    fn js(&self) -> &JsRequester {
+        &self.link.js
+    }
+}
+
+/// The refusal for an answer to a turn that is not this agent's open one.
+fn refuse_turn(state: &AgentState, turn: &str) -> Response {
+    if state.over.contains(turn)
+        || state
+            .open
+            .as_ref()
+            .is_some_and(|t| t.id == turn && t.accepted.is_some())
+    {
+        let current = match &state.open {
+            Some(open) if open.id != turn => format!("; your current turn is {}", open.id),
+            _ => String::new(),
+        };
+        return refused(
+            Code::ClosedTurn,
+            &format!("turn {turn} is over{current}"),
+            vec![],
+            None,
+        );
+    }
+    let hint = match &state.open {
+        Some(open) => format!(
+            "your current turn is {}; copy the command from your prompt",
+            open.id
+        ),
+        None => "you have no open turn now".to_string(),
+    };
+    refused(
+        Code::UnknownTurn,
+        &format!("you have no turn {turn}"),
+        vec![],
+        Some(&hint),
+    )
+}
+
+pub(super) fn refused(
+    code: Code,
+    message: &str,
+    details: Vec<String>,
+    hint: Option<&str>,
+) -> Response {
+    Response::Refused {
+        code,
+        message: message.to_string(),
+        details,
+        hint: hint.map(str::to_string),
+    }
+}
+
+fn compact(value: &Value) -> String {
+    let text = value.to_string();
+    if text.chars().count() > 60 {
+        format!("{}…", text.chars().take(60).collect::<String>())
+    } else {
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn long_values_are_shortened_in_messages() {
+        assert_eq!(compact(&json!("short")), "\"short\"");
+        let long = compact(&json!("x".repeat(100)));
+        assert_eq!(long.chars().count(), 61);
+        assert!(long.ends_with('…'));
+    }
+}

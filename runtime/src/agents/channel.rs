@@ -1,0 +1,50 @@
+//! An agent's socket router: each request that arrives on the agent's socket goes to the agent
+//! it belongs to. The socket is the authority, so the router holds its agent (weakly: a closed
+//! run frees it) and never looks at who the request says it is.
+
+use std::sync::{Arc, Weak};
+
+use super::agent::{refused, Agent};
+use crate::channel::refusal::Code;
+use crate::channel::server::{ChannelHandler, HandlerFuture};
+use crate::channel::wire::Request;
+use crate::tools::dispatch;
+
+pub(super) struct AgentChannel {
+    agent: Weak<Agent>,
+}
+
+impl AgentChannel {
+    pub(super) fn new(agent: &Arc<Agent>) -> AgentChannel {
+        AgentChannel {
+            agent: Arc::downgrade(agent),
+        }
+    }
+}
+
+impl ChannelHandler for AgentChannel {
+    fn handle(&self, request: Request) -> HandlerFuture {
+        let agent = self.agent.upgrade();
+        Box::pin(async move {
+            let Some(agent) = agent else {
+                return refused(Code::ClosedTurn, "this agent is closed", vec![], None);
+            };
+            match request {
+                Request::Result { turn, args, stdin } => agent
+                    .refuse_while_calling()
+                    .unwrap_or_else(|| agent.submit_answer(&turn, &args, stdin.as_deref())),
+                Request::Waiting {
+                    turn,
+                    reason,
+                    timeout,
+                } => agent
+                    .refuse_while_calling()
+                    .unwrap_or_else(|| agent.waiting(&turn, &reason, timeout.as_deref())),
+                Request::Tools {} => dispatch::listing(&*agent),
+                Request::Tool { name, args, stdin } => {
+                    dispatch::call(&*agent, name, args, stdin).await
+                }
+            }
+        })
+    }
+}

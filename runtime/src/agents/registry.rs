@@ -1,0 +1,223 @@
+//! A run's agents, by key: `open` checks a spec (a conflicting reopen is refused naming the
+//! field), resolves its runtime to a harness, makes the agent's folder, launcher and socket, and
+//! records it. Also what every agent of a run shares with the run (`RunLink`) and the count of
+//! operations in flight, which the run's end waits for.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Instant;
+
+use serde_json::Value;
+use tokio::sync::watch;
+
+use super::agent::Agent;
+use super::channel::AgentChannel;
+use super::spec::AgentSpec;
+use crate::channel::server::AgentSocket;
+use crate::channel::{launcher, ControlDir};
+use crate::harness::registry::{OpenContext, ScriptHost};
+use crate::harness::{self, RuntimeOverrides, Usage};
+use crate::js::JsRequester;
+use crate::records::{Event, RunDir};
+
+/// What every agent of a run shares with the run.
+pub struct RunLink {
+    /// The run's id; tool handlers are found by it in JS.
+    pub run_id: String,
+    /// Asks the run's JS to call tool handlers.
+    pub js: JsRequester,
+    pub records: Arc<RunDir>,
+    pub cwd: PathBuf,
+    pub deadline: Instant,
+    /// Becomes true when the run is cancelled (Ctrl-C, SIGTERM, the run's end).
+    pub cancelled: watch::Receiver<bool>,
+    pub overrides: RuntimeOverrides,
+    /// A test run: every agent is played by the test's scripts (js/agentswf/testing.ts).
+    pub scripted: bool,
+}
+
+/// A run's agents, by key.
+pub struct Agents {
+    link: Arc<RunLink>,
+    control: OnceLock<Result<ControlDir, String>>,
+    by_key: Mutex<HashMap<String, Arc<Agent>>>,
+    next_turn: AtomicU64,
+    /// Operations started and not yet settled, across the run's agents.
+    in_flight: Arc<watch::Sender<usize>>,
+}
+
+/// Counts one operation as in flight until dropped.
+pub struct InFlight(Arc<watch::Sender<usize>>);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.send_modify(|n| *n = n.saturating_sub(1));
+    }
+}
+
+impl Agents {
+    pub fn new(link: RunLink) -> Agents {
+        Agents {
+            link: Arc::new(link),
+            control: OnceLock::new(),
+            by_key: Mutex::default(),
+            next_turn: AtomicU64::new(1),
+            in_flight: Arc::new(watch::Sender::new(0)),
+        }
+    }
+
+    /// Marks an operation in flight until the returned guard drops.
+    pub fn in_flight(&self) -> InFlight {
+        self.in_flight.send_modify(|n| *n += 1);
+        InFlight(self.in_flight.clone())
+    }
+
+    /// Resolves once no operation is in flight (bounded: a turn being stopped kills its
+    /// process group within the kill grace).
+    pub async fn settled(&self) {
+        let mut in_flight = self.in_flight.subscribe();
+        let bound = crate::limits::KILL_GRACE * 3;
+        let _ = tokio::time::timeout(bound, in_flight.wait_for(|n| *n == 0)).await;
+    }
+
+    /// Opens an agent, or returns the one already open under this key with the same spec.
+    pub fn open(&self, spec: AgentSpec) -> Result<Arc<Agent>, String> {
+        let mut by_key = self.by_key.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(existing) = by_key.get(&spec.key) {
+            existing.check_reopen(&spec)?;
+            return Ok(existing.clone());
+        }
+        let agent = self.create(spec)?;
+        by_key.insert(agent.key.clone(), agent.clone());
+        Ok(agent)
+    }
+
+    fn create(&self, spec: AgentSpec) -> Result<Arc<Agent>, String> {
+        let cwd = match &spec.cwd {
+            Some(dir) => {
+                let path = self.link.cwd.join(dir);
+                match std::fs::canonicalize(&path) {
+                    Ok(p) if p.is_dir() => p,
+                    _ => {
+                        return Err(format!(
+                            "agent \"{}\": cwd {} is not a directory",
+                            spec.key,
+                            path.display()
+                        ))
+                    }
+                }
+            }
+            None => self.link.cwd.clone(),
+        };
+        let harness = harness::resolve(
+            &spec.runtime,
+            &OpenContext {
+                cwd: &cwd,
+                overrides: &self.link.overrides,
+                scripted: self.link.scripted.then_some(ScriptHost {
+                    js: &self.link.js,
+                    run_id: &self.link.run_id,
+                }),
+            },
+        )
+        .map_err(|e| format!("agent \"{}\": {e}", spec.key))?;
+        let control = self
+            .control
+            .get_or_init(|| {
+                ControlDir::create()
+                    .map_err(|e| format!("cannot create the run's control folder under /tmp: {e}"))
+            })
+            .as_ref()
+            .map_err(Clone::clone)?;
+        let wfa = launcher::wfa_binary()?;
+        let dir = control
+            .agent_dir()
+            .map_err(|e| format!("cannot create a folder for agent \"{}\": {e}", spec.key))?;
+        let launcher = launcher::write(&dir, &wfa)
+            .map_err(|e| format!("cannot write the launcher of agent \"{}\": {e}", spec.key))?;
+        let session_name = format!(
+            "{}-{}",
+            spec.key,
+            dir.file_name().and_then(|n| n.to_str()).unwrap_or("a")
+        );
+        let agent = Arc::new(Agent::new(
+            spec,
+            harness,
+            cwd,
+            launcher,
+            session_name,
+            self.link.clone(),
+        ));
+        let handler = Arc::new(AgentChannel::new(&agent));
+        let socket = AgentSocket::serve(&dir, handler).map_err(|e| {
+            format!(
+                "cannot listen on the socket of agent \"{}\": {e}",
+                agent.key
+            )
+        })?;
+        agent.listen(socket);
+        agent.record(&Event::AgentOpened {
+            agent: agent.key.clone(),
+            runtime: agent.harness.describe(),
+            cwd: agent.cwd.display().to_string(),
+            launcher: agent.launcher.display().to_string(),
+            tools: agent.tools.names(),
+        });
+        Ok(agent)
+    }
+
+    pub fn get(&self, key: &str) -> Option<Arc<Agent>> {
+        self.by_key
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(key)
+            .cloned()
+    }
+
+    fn all(&self) -> Vec<Arc<Agent>> {
+        let by_key = self.by_key.lock().unwrap_or_else(|e| e.into_inner());
+        let mut agents: Vec<Arc<Agent>> = by_key.values().cloned().collect();
+        agents.sort_by(|a, b| a.key.cmp(&b.key));
+        agents
+    }
+
+    /// A new run-wide turn id: `t1`, `t2`, ...
+    pub fn next_turn_id(&self) -> String {
+        format!("t{}", self.next_turn.fetch_add(1, Ordering::SeqCst))
+    }
+
+    pub fn link(&self) -> &Arc<RunLink> {
+        &self.link
+    }
+
+    /// What each agent that used any tokens used, by key, in key order.
+    pub fn usage(&self) -> Vec<(String, Usage)> {
+        self.all()
+            .into_iter()
+            .map(|agent| (agent.key.clone(), agent.usage()))
+            .filter(|(_, usage)| !usage.is_empty())
+            .collect()
+    }
+
+    /// `usage()` as output.json holds it: `{ "<key>": { inputTokens, ... } }`.
+    pub fn usage_json(&self) -> Option<Value> {
+        let usage = self.usage();
+        if usage.is_empty() {
+            return None;
+        }
+        let map = usage
+            .into_iter()
+            .map(|(key, usage)| (key, serde_json::to_value(usage).unwrap_or_default()))
+            .collect();
+        Some(Value::Object(map))
+    }
+
+    /// Stops listening on every agent's socket and removes the control folder.
+    pub fn shut_down(&self) {
+        for agent in self.all() {
+            agent.stop_listening();
+        }
+    }
+}

@@ -1,0 +1,148 @@
+//! An agent spec as `wf.agents.open` gives it (JSON from js/workflow/agents.ts), checked field by
+//! field: each mistake is refused naming the field and saying what to write instead.
+
+use serde_json::{json, Value};
+
+use crate::tools::ToolSet;
+
+/// An agent spec as `wf.agents.open` gives it (JSON from js/workflow/agents.ts).
+#[derive(Clone, Debug)]
+pub struct AgentSpec {
+    pub key: String,
+    pub runtime: Value,
+    pub instructions: Option<String>,
+    pub cwd: Option<String>,
+    pub env: Vec<(String, String)>,
+    /// `None` when the spec left tools out (a reopen then keeps what the agent has).
+    pub tools: Option<ToolSet>,
+}
+
+impl AgentSpec {
+    pub fn from_json(spec: &Value) -> Result<AgentSpec, String> {
+        let Some(object) = spec.as_object() else {
+            return Err("wf.agents.open(spec): spec must be an object with key and runtime".into());
+        };
+        const KNOWN: &[&str] = &["key", "runtime", "instructions", "cwd", "env", "tools"];
+        if let Some(unknown) = object.keys().find(|k| !KNOWN.contains(&k.as_str())) {
+            return Err(format!(
+                "wf.agents.open(spec): unknown option `{unknown}` (known: {})",
+                KNOWN.join(", ")
+            ));
+        }
+        let key = match object.get("key").and_then(Value::as_str) {
+            Some(k) if valid_key(k) => k.to_string(),
+            Some(k) => {
+                return Err(format!(
+                    "wf.agents.open(spec): key {} is not a valid agent key; use 1 to 64 letters, digits, '.', '_', ':' or '-'",
+                    json!(k)
+                ))
+            }
+            None => return Err("wf.agents.open(spec): key is missing; name the agent, e.g. key: \"reviewer\"".into()),
+        };
+        let Some(runtime) = object.get("runtime").cloned() else {
+            return Err(format!("wf.agents.open(spec): agent \"{key}\" has no runtime; give runtime: {{ command: [\"./agent.sh\"] }}"));
+        };
+        let text = |name: &str| -> Result<Option<String>, String> {
+            match object.get(name) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s.clone())),
+                Some(_) => Err(format!(
+                    "wf.agents.open(spec): agent \"{key}\": {name} must be a string"
+                )),
+            }
+        };
+        let env = match object.get("env") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Object(vars)) => {
+                let mut env = Vec::new();
+                for (name, value) in vars {
+                    let Some(value) = value.as_str() else {
+                        return Err(format!(
+                            "wf.agents.open(spec): agent \"{key}\": env.{name} must be a string"
+                        ));
+                    };
+                    env.push((name.clone(), value.to_string()));
+                }
+                env
+            }
+            Some(_) => {
+                return Err(format!(
+                    "wf.agents.open(spec): agent \"{key}\": env must be an object of strings"
+                ))
+            }
+        };
+        let tools = match object.get("tools") {
+            None | Some(Value::Null) => None,
+            Some(tools) => {
+                Some(ToolSet::from_json(tools).map_err(|e| format!("agent \"{key}\": {e}"))?)
+            }
+        };
+        Ok(AgentSpec {
+            tools,
+            instructions: text("instructions")?,
+            cwd: text("cwd")?,
+            key,
+            runtime,
+            env,
+        })
+    }
+
+    /// The fields a reopen must repeat, for comparison.
+    pub(super) fn identity(&self) -> [(&'static str, Value); 4] {
+        [
+            ("runtime", self.runtime.clone()),
+            ("instructions", json!(self.instructions)),
+            ("cwd", json!(self.cwd)),
+            ("env", json!(self.env)),
+        ]
+    }
+}
+
+fn valid_key(key: &str) -> bool {
+    !key.is_empty()
+        && key.len() <= 64
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | ':'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_a_full_spec() {
+        let spec = AgentSpec::from_json(&json!({
+            "key": "reviewer",
+            "runtime": "codex",
+            "instructions": "Be brief.",
+            "cwd": "src",
+            "env": {"A": "1"},
+            "tools": {"add": {"description": "Add one."}},
+        }))
+        .unwrap();
+        assert_eq!(spec.key, "reviewer");
+        assert_eq!(spec.runtime, json!("codex"));
+        assert_eq!(spec.instructions.as_deref(), Some("Be brief."));
+        assert_eq!(spec.env, vec![("A".to_string(), "1".to_string())]);
+        assert_eq!(spec.tools.unwrap().names(), vec!["add"]);
+    }
+
+    #[test]
+    fn refuses_each_mistake_naming_the_field() {
+        let err = |spec: Value| AgentSpec::from_json(&spec).unwrap_err();
+        assert!(err(json!("codex")).contains("must be an object"));
+        assert!(err(json!({"key": "a", "runtime": "x", "model": "m"}))
+            .contains("unknown option `model`"));
+        assert!(err(json!({"key": "a b", "runtime": "x"})).contains("not a valid agent key"));
+        assert!(err(json!({"runtime": "x"})).contains("key is missing"));
+        assert!(err(json!({"key": "a"})).contains("has no runtime"));
+        assert!(err(json!({"key": "a", "runtime": "x", "cwd": 1})).contains("cwd must be a string"));
+        assert!(err(json!({"key": "a", "runtime": "x", "env": {"A": 1}}))
+            .contains("env.A must be a string"));
+        assert!(
+            err(json!({"key": "a", "runtime": "x", "tools": {"Bad": {"description": "x"}}}))
+                .contains("tool \"Bad\"")
+        );
+    }
+}

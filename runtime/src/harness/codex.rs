@@ -1,0 +1,334 @@
+//! The `codex` runtime: OpenAI's Codex CLI (`@openai/codex`), one `codex exec` per attempt.
+//!
+//! First turn: `codex exec --json --skip-git-repo-check -c allow_login_shell=false
+//! -c sandbox_mode="workspace-write" -c sandbox_workspace_write.network_access=true [-m MODEL]
+//! [-c model_reasoning_effort="E"] [ARGS] -`, the prompt on stdin. Later turns and check-ins:
+//! `codex exec resume <thread id> ...` with the same flags (`exec resume` takes no `-s`, hence
+//! `-c sandbox_mode`). Why these flags (reference/harnesses.md, pitfalls 2 and 3):
+//! - a login shell (`bash -lc`) resets PATH on Debian; `allow_login_shell=false` runs commands
+//!   with `bash -c`, so the environment awf gives reaches `wfa`;
+//! - codex's workspace-write sandbox blocks every socket, the launcher's Unix socket too, unless
+//!   `network_access` is on; the sandbox otherwise stays (writes limited to the workspace and
+//!   /tmp), rather than turning it off with `--dangerously-bypass-approvals-and-sandbox`;
+//! - outside a git repository codex refuses to start without `--skip-git-repo-check`.
+//!
+//! Its stream: `thread.started{thread_id}` (the session), `item.started|completed` of a
+//! `command_execution` (shell commands) or an `agent_message`, `turn.completed{usage}` and
+//! `turn.failed{error}`. Usage is the thread's running total (it grows across `exec resume`), so
+//! it is read on the session basis. An `item` of type `error` ("model metadata not found") is a
+//! warning, not a failure.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::cli::{self, count, json_line, text, CliConfig, CliInfo, Readiness};
+use super::{
+    Can, Capabilities, Effort, Harness, HarnessEvent, Launch, LineMemory, ProcessHarness, Stream,
+    Tokens, TurnLaunch, UsageBasis,
+};
+
+static CAPABILITIES: Capabilities = Capabilities {
+    resume: Can::Yes("codex exec resume <thread id>"),
+    fork: Can::No("not built in awf yet (codex forks a thread through its app-server)"),
+    compact: Can::No("not built in awf yet (codex compacts through its app-server)"),
+    set: Can::No("not built in awf yet (a resumed run can take another model or effort)"),
+    effort: Effort::Levels(&["minimal", "low", "medium", "high", "xhigh"]),
+    usage: Can::Yes("turn.completed.usage, the thread's running total"),
+    shell_limit: "10 s, then the command is moved to the background (poll it with write_stdin)",
+};
+
+pub static INFO: CliInfo = CliInfo {
+    name: "codex",
+    program: "codex",
+    package: "@openai/codex",
+    tested: "0.171.0",
+    capabilities: &CAPABILITIES,
+    open: |config| Arc::new(Codex { config }) as Arc<dyn Harness>,
+    readiness,
+};
+
+/// An agent run by codex.
+pub struct Codex {
+    config: CliConfig,
+}
+
+impl ProcessHarness for Codex {
+    fn name(&self) -> &'static str {
+        "codex"
+    }
+
+    fn describe(&self) -> Value {
+        self.config.describe("codex")
+    }
+
+    fn capabilities(&self) -> &'static Capabilities {
+        &CAPABILITIES
+    }
+
+    fn launch(&self, turn: &TurnLaunch<'_>) -> Result<Launch, String> {
+        let mut args: Vec<String> = vec!["exec".into()];
+        if let Some(thread) = turn.resume {
+            args.extend(["resume".into(), thread.to_string()]);
+        }
+        args.extend(
+            [
+                "--json",
+                "--skip-git-repo-check",
+                "-c",
+                "allow_login_shell=false",
+                "-c",
+                "sandbox_mode=\"workspace-write\"",
+                "-c",
+                "sandbox_workspace_write.network_access=true",
+            ]
+            .map(String::from),
+        );
+        if let Some(model) = &self.config.model {
+            args.extend(["-m".into(), model.clone()]);
+        }
+        if let Some(effort) = &self.config.effort {
+            args.extend(["-c".into(), format!("model_reasoning_effort=\"{effort}\"")]);
+        }
+        args.extend(self.config.args.iter().cloned());
+        // `-`: the prompt is read from stdin, which awf closes once it is written.
+        args.push("-".into());
+        Ok(Launch {
+            program: self.config.program.clone(),
+            args,
+            cwd: turn.cwd.to_path_buf(),
+            env: Vec::new(),
+            env_remove: Vec::new(),
+            stdin: Some(turn.prompt.to_string()),
+        })
+    }
+
+    fn read_line(&self, stream: Stream, line: &str, _: &mut LineMemory) -> Vec<HarnessEvent> {
+        if stream == Stream::Stderr {
+            return Vec::new();
+        }
+        json_line(line)
+            .map(|event| read_event(&event))
+            .unwrap_or_default()
+    }
+}
+
+fn read_event(event: &Value) -> Vec<HarnessEvent> {
+    match text(event, "type") {
+        "thread.started" if !text(event, "thread_id").is_empty() => {
+            vec![HarnessEvent::Session(text(event, "thread_id").to_string())]
+        }
+        "item.started" => match &event["item"] {
+            item if text(item, "type") == "command_execution" => vec![HarnessEvent::ShellStarted {
+                command: cli::unwrap_shell(text(item, "command")),
+            }],
+            _ => Vec::new(),
+        },
+        "item.completed" => read_item(&event["item"]),
+        "turn.completed" => {
+            let usage = &event["usage"];
+            vec![HarnessEvent::Usage {
+                tokens: Tokens {
+                    input_tokens: count(usage, "input_tokens"),
+                    cached_input_tokens: count(usage, "cached_input_tokens"),
+                    output_tokens: count(usage, "output_tokens"),
+                    reasoning_tokens: count(usage, "reasoning_output_tokens"),
+                },
+                basis: UsageBasis::Session,
+            }]
+        }
+        "turn.failed" => error(text(&event["error"], "message")),
+        "error" => error(text(event, "message")),
+        _ => Vec::new(),
+    }
+}
+
+fn read_item(item: &Value) -> Vec<HarnessEvent> {
+    match text(item, "type") {
+        "command_execution" => vec![HarnessEvent::ShellFinished {
+            command: cli::unwrap_shell(text(item, "command")),
+            exit_code: item["exit_code"].as_i64().map(|code| code as i32),
+            output: item["aggregated_output"].as_str().map(str::to_string),
+        }],
+        "agent_message" => vec![HarnessEvent::Message(text(item, "text").to_string())],
+        // A warning codex carries on after ("model metadata not found").
+        "error" => Vec::new(),
+        "file_change" => vec![HarnessEvent::ToolUsed {
+            tool: "file_change".into(),
+            detail: item["changes"]
+                .as_array()
+                .map(|changes| {
+                    changes
+                        .iter()
+                        .map(|c| format!("{} {}", text(c, "kind"), text(c, "path")))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                })
+                .unwrap_or_default(),
+        }],
+        "mcp_tool_call" => vec![HarnessEvent::ToolUsed {
+            tool: format!("{}.{}", text(item, "server"), text(item, "tool")),
+            detail: String::new(),
+        }],
+        "web_search" => vec![HarnessEvent::ToolUsed {
+            tool: "web_search".into(),
+            detail: text(item, "query").to_string(),
+        }],
+        _ => Vec::new(),
+    }
+}
+
+fn error(message: &str) -> Vec<HarnessEvent> {
+    if message.is_empty() {
+        return Vec::new();
+    }
+    vec![HarnessEvent::Error {
+        message: message.to_string(),
+        blocked: cli::says_login_needed(message),
+    }]
+}
+
+/// A key in the environment, a ChatGPT login (`auth.json` in CODEX_HOME), or a model provider
+/// of one's own in its config.toml.
+fn readiness() -> Readiness {
+    if let Some(name) = cli::env_set(&["OPENAI_API_KEY", "CODEX_API_KEY"]) {
+        return Readiness::found(format!("{name} is set"));
+    }
+    let Some(home) = cli::home_dir("CODEX_HOME", ".codex") else {
+        return Readiness::missing("no HOME or CODEX_HOME to look for a login in");
+    };
+    if home.join("auth.json").is_file() {
+        return Readiness::found(format!("a login in {}", home.join("auth.json").display()));
+    }
+    let config = std::fs::read_to_string(home.join("config.toml")).unwrap_or_default();
+    if config
+        .lines()
+        .any(|l| l.trim_start().starts_with("model_provider"))
+    {
+        return Readiness::found(format!(
+            "a model provider in {}",
+            home.join("config.toml").display()
+        ));
+    }
+    Readiness::missing(format!(
+        "no OPENAI_API_KEY, no login in {} and no model_provider in its config.toml; run `codex login`",
+        home.display()
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use std::path::Path;
+
+    fn codex(model: Option<&str>, effort: Option<&str>) -> Codex {
+        Codex {
+            config: CliConfig {
+                program: "/usr/bin/codex".into(),
+                model: model.map(str::to_string),
+                effort: effort.map(str::to_string),
+                args: vec![],
+            },
+        }
+    }
+
+    fn turn(resume: Option<&'static str>) -> TurnLaunch<'static> {
+        TurnLaunch {
+            prompt: "Say hello.",
+            resume,
+            cwd: Path::new("/work"),
+            launcher: Path::new("/tmp/awf-x/a1/wfa"),
+            agent: "a",
+            turn: "t1",
+            n: 1,
+            check_in: false,
+            session_name: "a-a1",
+        }
+    }
+
+    #[test]
+    fn a_first_turn_and_a_resumed_one() {
+        let first = codex(Some("gpt-5"), Some("high"))
+            .launch(&turn(None))
+            .unwrap();
+        assert_eq!(
+            first.args.join(" "),
+            "exec --json --skip-git-repo-check -c allow_login_shell=false -c sandbox_mode=\"workspace-write\" -c sandbox_workspace_write.network_access=true -m gpt-5 -c model_reasoning_effort=\"high\" -"
+        );
+        assert_eq!(first.stdin.as_deref(), Some("Say hello."));
+        let resumed = codex(None, None).launch(&turn(Some("01a2"))).unwrap();
+        assert!(resumed
+            .args
+            .join(" ")
+            .starts_with("exec resume 01a2 --json "));
+        assert_eq!(resumed.args.last().map(String::as_str), Some("-"));
+    }
+
+    #[test]
+    fn reads_the_stream_codex_prints() {
+        let read = |line: &str| {
+            codex(None, None).read_line(Stream::Stdout, line, &mut LineMemory::default())
+        };
+        assert_eq!(
+            read(r#"{"type":"thread.started","thread_id":"01a23149"}"#),
+            vec![HarnessEvent::Session("01a23149".into())]
+        );
+        assert_eq!(
+            read(
+                r#"{"type":"item.completed","item":{"id":"item_0","type":"error","message":"Model metadata for `fake-model` not found."}}"#
+            ),
+            vec![]
+        );
+        assert_eq!(
+            read(
+                r#"{"type":"item.completed","item":{"id":"item_2","type":"command_execution","command":"/bin/bash -c \"/tmp/a/wfa tool bad --x 'abc'\"","aggregated_output":"wfa: bad: refused (invalid-input)\n","exit_code":2,"status":"failed"}}"#
+            ),
+            vec![HarnessEvent::ShellFinished {
+                command: "/tmp/a/wfa tool bad --x 'abc'".into(),
+                exit_code: Some(2),
+                output: Some("wfa: bad: refused (invalid-input)\n".into()),
+            }]
+        );
+        assert_eq!(
+            read(
+                r#"{"type":"turn.completed","usage":{"input_tokens":8800,"cached_input_tokens":3800,"cache_write_input_tokens":0,"output_tokens":220,"reasoning_output_tokens":40}}"#
+            ),
+            vec![HarnessEvent::Usage {
+                tokens: Tokens {
+                    input_tokens: 8800,
+                    cached_input_tokens: 3800,
+                    output_tokens: 220,
+                    reasoning_tokens: 40
+                },
+                basis: UsageBasis::Session,
+            }]
+        );
+        assert_eq!(
+            read(
+                r#"{"type":"turn.failed","error":{"message":"unexpected status 401 Unauthorized: Incorrect API key provided."}}"#
+            ),
+            vec![HarnessEvent::Error {
+                message: "unexpected status 401 Unauthorized: Incorrect API key provided.".into(),
+                blocked: true
+            }]
+        );
+        assert_eq!(read("Reading additional input from stdin..."), vec![]);
+        assert_eq!(
+            codex(None, None).read_line(
+                Stream::Stderr,
+                r#"{"type":"thread.started","thread_id":"x"}"#,
+                &mut LineMemory::default()
+            ),
+            vec![]
+        );
+    }
+
+    #[test]
+    fn describes_itself_with_its_choices() {
+        assert_eq!(
+            ProcessHarness::describe(&codex(Some("gpt-5"), None)),
+            json!({"kind": "codex", "program": "/usr/bin/codex", "model": "gpt-5"})
+        );
+    }
+}

@@ -1,0 +1,318 @@
+//! The `opencode` runtime: opencode (`opencode-ai`), one `opencode run` per attempt.
+//!
+//! First turn: `opencode run --format json [-m PROVIDER/MODEL] [--variant E] [ARGS] <prompt>`;
+//! opencode names its session on every event (`sessionID`), and later turns and check-ins add
+//! `-s <id>`. In `run`, opencode lets bash run unless the user's config says otherwise; so that
+//! a config that asks first (or denies) still lets the agent run its own launcher, awf adds one
+//! rule to the inline config (`OPENCODE_CONFIG_CONTENT`, the user's own inline config kept and
+//! extended): `permission.bash["<launcher> *"] = "allow"`. Nothing else is widened.
+//!
+//! Its stream: `step_start`, `tool_use` (a finished call: `part.state` with the command, its
+//! output and `metadata.exit`), `text`, `step_finish` (this request's `tokens` and `cost`) and
+//! `error`. A new session's first model request makes a title, which no event reports.
+
+use std::sync::Arc;
+
+use serde_json::{json, Map, Value};
+
+use super::cli::{self, count, json_line, text, CliConfig, CliInfo, Readiness};
+use super::{
+    Can, Capabilities, Effort, Harness, HarnessEvent, Launch, LineMemory, ProcessHarness, Stream,
+    Tokens, TurnLaunch, UsageBasis,
+};
+
+static CAPABILITIES: Capabilities = Capabilities {
+    resume: Can::Yes("opencode run -s <session id>"),
+    fork: Can::No("not built in awf yet (opencode run --fork)"),
+    compact: Can::No("not built in awf yet (opencode compacts a session with /compact)"),
+    set: Can::No("not built in awf yet (a resumed run can take another -m or --variant)"),
+    effort: Effort::AnyName(
+        "passed as --variant; what it means is the provider's (high, max, minimal, ...)",
+    ),
+    usage: Can::Yes("step_finish.part.tokens and cost, for each model request"),
+    shell_limit: "120 s by default",
+};
+
+pub static INFO: CliInfo = CliInfo {
+    name: "opencode",
+    program: "opencode",
+    package: "opencode-ai",
+    tested: "1.18.33",
+    capabilities: &CAPABILITIES,
+    open: |config| Arc::new(Opencode { config }) as Arc<dyn Harness>,
+    readiness,
+};
+
+/// The variable opencode reads inline config from.
+const INLINE_CONFIG: &str = "OPENCODE_CONFIG_CONTENT";
+
+/// An agent run by opencode.
+pub struct Opencode {
+    config: CliConfig,
+}
+
+impl ProcessHarness for Opencode {
+    fn name(&self) -> &'static str {
+        "opencode"
+    }
+
+    fn describe(&self) -> Value {
+        self.config.describe("opencode")
+    }
+
+    fn capabilities(&self) -> &'static Capabilities {
+        &CAPABILITIES
+    }
+
+    fn launch(&self, turn: &TurnLaunch<'_>) -> Result<Launch, String> {
+        let mut args: Vec<String> = vec!["run".into(), "--format".into(), "json".into()];
+        if let Some(session) = turn.resume {
+            args.extend(["-s".into(), session.to_string()]);
+        }
+        if let Some(model) = &self.config.model {
+            args.extend(["-m".into(), model.clone()]);
+        }
+        if let Some(effort) = &self.config.effort {
+            args.extend(["--variant".into(), effort.clone()]);
+        }
+        args.extend(self.config.args.iter().cloned());
+        args.push(cli::prompt_argument(turn.prompt)?);
+        let inline = std::env::var(INLINE_CONFIG).ok();
+        let config = allow_launcher(inline.as_deref(), &turn.launcher.display().to_string())?;
+        Ok(Launch {
+            program: self.config.program.clone(),
+            args,
+            cwd: turn.cwd.to_path_buf(),
+            env: vec![(INLINE_CONFIG.into(), config)],
+            env_remove: Vec::new(),
+            stdin: None,
+        })
+    }
+
+    fn read_line(&self, stream: Stream, line: &str, _: &mut LineMemory) -> Vec<HarnessEvent> {
+        if stream == Stream::Stderr {
+            return Vec::new();
+        }
+        json_line(line)
+            .map(|event| read_event(&event))
+            .unwrap_or_default()
+    }
+}
+
+/// The user's inline config (if any) with the launcher allowed for bash.
+fn allow_launcher(inline: Option<&str>, launcher: &str) -> Result<String, String> {
+    let mut config = match inline.map(str::trim).filter(|s| !s.is_empty()) {
+        None => Map::new(),
+        Some(text) => match serde_json::from_str(text) {
+            Ok(Value::Object(config)) => config,
+            _ => {
+                return Err(format!(
+                    "{INLINE_CONFIG} is set but is not a JSON object; awf adds a rule to it so that the agent may run its launcher, so give it as JSON (or unset it)"
+                ))
+            }
+        },
+    };
+    let permission = config.entry("permission").or_insert_with(|| json!({}));
+    let Value::Object(permission) = permission else {
+        return Err(format!(
+            "{INLINE_CONFIG}: permission must be an object for awf to add the launcher's rule to it"
+        ));
+    };
+    let bash = permission.entry("bash").or_insert_with(|| json!({}));
+    if let Value::String(everything) = bash {
+        *bash = json!({ "*": everything.clone() });
+    }
+    if let Value::Object(rules) = bash {
+        rules.insert(format!("{launcher} *"), json!("allow"));
+    }
+    Ok(Value::Object(config).to_string())
+}
+
+fn read_event(event: &Value) -> Vec<HarnessEvent> {
+    let mut events = Vec::new();
+    if !text(event, "sessionID").is_empty() {
+        events.push(HarnessEvent::Session(text(event, "sessionID").to_string()));
+    }
+    let part = &event["part"];
+    match text(event, "type") {
+        "tool_use" if text(part, "tool") == "bash" => {
+            let state = &part["state"];
+            events.push(HarnessEvent::ShellFinished {
+                command: text(&state["input"], "command").to_string(),
+                exit_code: state["metadata"]["exit"].as_i64().map(|code| code as i32),
+                output: state["output"].as_str().map(str::to_string),
+            });
+        }
+        "tool_use" => events.push(HarnessEvent::ToolUsed {
+            tool: text(part, "tool").to_string(),
+            detail: match text(&part["state"], "title") {
+                "" => part["state"]["input"].to_string(),
+                title => title.to_string(),
+            },
+        }),
+        "text" if !text(part, "text").trim().is_empty() => {
+            events.push(HarnessEvent::Message(text(part, "text").to_string()))
+        }
+        "step_finish" => {
+            let tokens = &part["tokens"];
+            let cached = count(&tokens["cache"], "read");
+            let reasoning = count(tokens, "reasoning");
+            events.push(HarnessEvent::Usage {
+                tokens: Tokens {
+                    input_tokens: count(tokens, "input")
+                        + cached
+                        + count(&tokens["cache"], "write"),
+                    cached_input_tokens: cached,
+                    output_tokens: count(tokens, "output") + reasoning,
+                    reasoning_tokens: reasoning,
+                },
+                basis: UsageBasis::Request,
+            });
+            if let Some(usd) = part["cost"].as_f64().filter(|usd| *usd > 0.0) {
+                events.push(HarnessEvent::Cost {
+                    usd,
+                    basis: UsageBasis::Request,
+                });
+            }
+        }
+        "error" => {
+            let error = &event["error"];
+            let message = match text(&error["data"], "message") {
+                "" => text(error, "name").to_string(),
+                said => said.to_string(),
+            };
+            let status = error["data"]["statusCode"].as_u64();
+            events.push(HarnessEvent::Error {
+                blocked: matches!(status, Some(401 | 403)) || cli::says_login_needed(&message),
+                message,
+            });
+        }
+        _ => {}
+    }
+    events
+}
+
+/// A provider key in the environment, or opencode's own auth file.
+fn readiness() -> Readiness {
+    let keys = [
+        "ANTHROPIC_API_KEY",
+        "OPENAI_API_KEY",
+        "GEMINI_API_KEY",
+        "OPENROUTER_API_KEY",
+    ];
+    if let Some(name) = cli::env_set(&keys) {
+        return Readiness::found(format!("{name} is set"));
+    }
+    if cli::env_set(&[INLINE_CONFIG]).is_some() {
+        return Readiness::found(format!(
+            "{INLINE_CONFIG} is set (a provider may be configured in it)"
+        ));
+    }
+    if let Some(auth) =
+        cli::home_dir("XDG_DATA_HOME", ".local/share").map(|d| d.join("opencode/auth.json"))
+    {
+        if auth.is_file() {
+            return Readiness::found(format!("a login in {}", auth.display()));
+        }
+    }
+    Readiness::missing(
+        "no provider key in the environment, no OPENCODE_CONFIG_CONTENT and no opencode auth.json; run `opencode auth login`",
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    #[test]
+    fn the_launcher_is_allowed_in_the_users_inline_config() {
+        let ours = allow_launcher(None, "/tmp/a/wfa").unwrap();
+        assert_eq!(ours, r#"{"permission":{"bash":{"/tmp/a/wfa *":"allow"}}}"#);
+        let theirs = allow_launcher(
+            Some(r#"{"model":"wf/m","permission":{"bash":"ask","edit":"deny"}}"#),
+            "/tmp/a/wfa",
+        )
+        .unwrap();
+        let theirs: Value = serde_json::from_str(&theirs).unwrap();
+        assert_eq!(theirs["model"], "wf/m");
+        assert_eq!(theirs["permission"]["edit"], "deny");
+        assert_eq!(
+            theirs["permission"]["bash"],
+            json!({"*": "ask", "/tmp/a/wfa *": "allow"})
+        );
+        assert!(allow_launcher(Some("not json"), "/tmp/a/wfa")
+            .unwrap_err()
+            .contains("not a JSON object"));
+    }
+
+    #[test]
+    fn launches_resume_the_session_opencode_named() {
+        let harness = Opencode {
+            config: CliConfig {
+                program: "/usr/bin/opencode".into(),
+                model: Some("wf/fake-model".into()),
+                effort: Some("high".into()),
+                args: vec![],
+            },
+        };
+        let turn = TurnLaunch {
+            prompt: "Say hello.",
+            resume: Some("ses_1"),
+            cwd: Path::new("/work"),
+            launcher: Path::new("/tmp/awf-x/a1/wfa"),
+            agent: "a",
+            turn: "t1",
+            n: 1,
+            check_in: false,
+            session_name: "a-a1",
+        };
+        let launch = harness.launch(&turn).unwrap();
+        assert_eq!(
+            launch.args.join(" "),
+            "run --format json -s ses_1 -m wf/fake-model --variant high Say hello."
+        );
+        assert_eq!(launch.env[0].0, INLINE_CONFIG);
+    }
+
+    #[test]
+    fn reads_the_stream_opencode_prints() {
+        let read = |line: &str| read_event(&json_line(line).unwrap());
+        assert_eq!(
+            read(
+                r#"{"type":"tool_use","sessionID":"ses_1","part":{"type":"tool","tool":"bash","state":{"status":"completed","input":{"command":"/tmp/a/wfa tool bad --x 'abc'"},"output":"wfa: bad: refused\n","metadata":{"exit":2}}}}"#
+            ),
+            vec![
+                HarnessEvent::Session("ses_1".into()),
+                HarnessEvent::ShellFinished {
+                    command: "/tmp/a/wfa tool bad --x 'abc'".into(),
+                    exit_code: Some(2),
+                    output: Some("wfa: bad: refused\n".into()),
+                },
+            ]
+        );
+        assert_eq!(
+            read(
+                r#"{"type":"step_finish","part":{"reason":"stop","tokens":{"total":1240,"input":1000,"output":32,"reasoning":8,"cache":{"write":0,"read":200}},"cost":0}}"#
+            ),
+            vec![HarnessEvent::Usage {
+                tokens: Tokens {
+                    input_tokens: 1200,
+                    cached_input_tokens: 200,
+                    output_tokens: 40,
+                    reasoning_tokens: 8
+                },
+                basis: UsageBasis::Request,
+            }]
+        );
+        assert_eq!(
+            read(
+                r#"{"type":"error","error":{"name":"APIError","data":{"message":"Incorrect API key provided.","statusCode":401}}}"#
+            ),
+            vec![HarnessEvent::Error {
+                message: "Incorrect API key provided.".into(),
+                blocked: true
+            }]
+        );
+    }
+}

@@ -1,0 +1,348 @@
+//! An agent's `runtime`, read when it opens: a runtime name, `{ harness, model?, effort?, args? }`
+//! or `{ command: [...] }`, made into the `Harness` that runs its turns.
+//!
+//! Everything that can be wrong with a runtime is refused here, naming the field: an unknown
+//! name, an option the runtime does not take, an effort level it does not have, a program that
+//! is not installed (with how to install it). `CLIS` lists the agent CLIs awf drives, with the
+//! version of each its live tests run (the one place those versions are pinned). A name mapped with `awf run --runtime
+//! NAME=COMMAND` runs that command instead, so a workflow written for a real CLI can run
+//! offline. Under `awf test` every agent is scripted, but its spec is still checked (not its
+//! program: a test needs none installed).
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use super::cli::{CliConfig, CliInfo};
+use super::command::{self, Command};
+use super::scripted::Scripted;
+use super::{claude, codex, gemini, opencode, pi, Effort, Harness};
+use crate::js::JsRequester;
+
+/// The agent CLIs awf drives, by runtime name.
+pub static CLIS: &[&CliInfo] = &[
+    &codex::INFO,
+    &claude::INFO,
+    &gemini::INFO,
+    &pi::INFO,
+    &opencode::INFO,
+];
+
+/// The CLI a runtime name means.
+pub fn cli(name: &str) -> Option<&'static CliInfo> {
+    CLIS.iter().copied().find(|info| info.name == name)
+}
+
+/// How long each agent CLI lets one shell command run before it backgrounds, kills or hands it
+/// back; `wfa tool` prints these so authors and agents know.
+pub fn shell_limits() -> Vec<(&'static str, &'static str)> {
+    CLIS.iter()
+        .map(|info| (info.name, info.capabilities.shell_limit))
+        .collect()
+}
+
+/// Runtime names mapped to commands for one run (`--runtime NAME=COMMAND`).
+#[derive(Clone, Debug, Default)]
+pub struct RuntimeOverrides {
+    pub by_name: HashMap<String, Vec<String>>,
+}
+
+/// Where an agent opens.
+pub struct OpenContext<'a> {
+    pub cwd: &'a Path,
+    pub overrides: &'a RuntimeOverrides,
+    /// Under `awf test`: the test's scripts play the agent.
+    pub scripted: Option<ScriptHost<'a>>,
+}
+
+/// What a scripted agent asks its turns of.
+pub struct ScriptHost<'a> {
+    pub js: &'a JsRequester,
+    pub run_id: &'a str,
+}
+
+/// The harness for an agent spec's `runtime`.
+pub fn resolve(spec: &Value, open: &OpenContext<'_>) -> Result<Arc<dyn Harness>, String> {
+    let chosen = read(spec, open.overrides)?;
+    if let Some(script) = &open.scripted {
+        return Ok(Arc::new(Scripted {
+            js: script.js.clone(),
+            run_id: script.run_id.to_string(),
+            declared: spec.clone(),
+        }));
+    }
+    match chosen {
+        Chosen::Command(argv) => {
+            let (program, args) = argv.split_first().expect("read() refuses an empty command");
+            Ok(Arc::new(Command {
+                program: command::find_program(program, open.cwd)?,
+                args: args.to_vec(),
+            }))
+        }
+        Chosen::Cli(info, settings) => Ok((info.open)(CliConfig {
+            program: find_cli(info)?,
+            model: settings.model,
+            effort: settings.effort,
+            args: settings.args,
+        })),
+    }
+}
+
+/// The CLI's executable on PATH, or why not and how to install it.
+fn find_cli(info: &CliInfo) -> Result<std::path::PathBuf, String> {
+    command::find_on_path(info.program).ok_or_else(|| {
+        format!(
+            "runtime: {name} is not installed (no `{program}` on PATH); install it with `{hint}` (the version awf is tested with), or run this workflow with `--runtime {name}=<command>`",
+            name = info.name,
+            program = info.program,
+            hint = info.install_hint(),
+        )
+    })
+}
+
+/// What a spec asks for, checked but not yet looked up on disk.
+enum Chosen {
+    Command(Vec<String>),
+    Cli(&'static CliInfo, CliSettings),
+}
+
+/// `{ harness, model?, effort?, args? }` as read.
+#[derive(Default)]
+struct CliSettings {
+    model: Option<String>,
+    effort: Option<String>,
+    args: Vec<String>,
+}
+
+fn read(spec: &Value, overrides: &RuntimeOverrides) -> Result<Chosen, String> {
+    match spec {
+        Value::Object(map) if map.contains_key("command") => read_command(map),
+        Value::Object(map) if map.contains_key("harness") => {
+            let Some(name) = map["harness"].as_str() else {
+                return Err(format!("runtime.harness must be a name ({})", names()));
+            };
+            if let Some(argv) = overrides.by_name.get(name) {
+                return Ok(Chosen::Command(argv.clone()));
+            }
+            let info = cli(name).ok_or_else(|| {
+                format!("runtime.harness: unknown harness \"{name}\"; awf drives {}", names())
+            })?;
+            Ok(Chosen::Cli(info, read_settings(info, map)?))
+        }
+        Value::Object(_) => Err(format!(
+            "runtime needs a harness or a command: {{ harness: \"codex\", model?, effort? }} ({}), or {{ command: [\"./agent.sh\"] }}",
+            names()
+        )),
+        Value::String(name) => match (overrides.by_name.get(name), cli(name)) {
+            (Some(argv), _) => Ok(Chosen::Command(argv.clone())),
+            (None, Some(info)) => Ok(Chosen::Cli(info, CliSettings::default())),
+            (None, None) => Err(format!(
+                "unknown runtime \"{name}\"; awf drives {}; give runtime: {{ command: [\"./agent.sh\"] }} for an executable of your own, or map the name with `awf run --runtime {name}=<command>`",
+                names()
+            )),
+        },
+        _ => Err(format!(
+            "runtime must be a runtime name ({}), {{ harness, model?, effort? }} or {{ command: [\"./agent.sh\", ...] }}",
+            names()
+        )),
+    }
+}
+
+fn read_command(map: &Map<String, Value>) -> Result<Chosen, String> {
+    if let Some(extra) = map.keys().find(|k| *k != "command") {
+        return Err(format!(
+            "runtime.{extra} is not an option of a command runtime (it takes only `command`)"
+        ));
+    }
+    let Some(words) = map["command"].as_array() else {
+        return Err(
+            "runtime.command must be an array of strings: [\"./agent.sh\", \"arg\"]".into(),
+        );
+    };
+    let mut argv = Vec::new();
+    for word in words {
+        match word.as_str() {
+            Some(w) => argv.push(w.to_string()),
+            None => {
+                return Err(format!(
+                    "runtime.command holds {word}, but every item must be a string"
+                ))
+            }
+        }
+    }
+    if argv.is_empty() {
+        return Err("runtime.command is empty; name the executable first: [\"./agent.sh\"]".into());
+    }
+    Ok(Chosen::Command(argv))
+}
+
+fn read_settings(info: &CliInfo, map: &Map<String, Value>) -> Result<CliSettings, String> {
+    const OPTIONS: &[&str] = &["harness", "model", "effort", "args"];
+    if let Some(extra) = map.keys().find(|k| !OPTIONS.contains(&k.as_str())) {
+        return Err(format!(
+            "runtime.{extra} is not an option of the {} runtime (it takes {})",
+            info.name,
+            OPTIONS.join(", ")
+        ));
+    }
+    let word = |field: &str| -> Result<Option<String>, String> {
+        match map.get(field) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) if !s.trim().is_empty() => Ok(Some(s.clone())),
+            Some(other) => Err(format!(
+                "runtime.{field} must be a non-empty string, not {other}"
+            )),
+        }
+    };
+    let model = word("model")?;
+    let effort = word("effort")?;
+    if let Some(level) = &effort {
+        match info.capabilities.effort {
+            Effort::Levels(levels) if !levels.contains(&level.as_str()) => {
+                return Err(format!(
+                    "runtime.effort: \"{level}\" is not an effort level of {} (it has {})",
+                    info.name,
+                    levels.join(", ")
+                ))
+            }
+            Effort::None(why) => {
+                return Err(format!(
+                    "runtime.effort: {} has no effort levels: {why}",
+                    info.name
+                ))
+            }
+            _ => {}
+        }
+    }
+    let args = match map.get("args") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|item| {
+                item.as_str().map(str::to_string).ok_or_else(|| {
+                    format!("runtime.args holds {item}, but every item must be a string")
+                })
+            })
+            .collect::<Result<_, _>>()?,
+        Some(other) => {
+            return Err(format!(
+                "runtime.args must be an array of strings, not {other}"
+            ))
+        }
+    };
+    Ok(CliSettings {
+        model,
+        effort,
+        args,
+    })
+}
+
+/// `codex, claude, gemini, pi and opencode`.
+fn names() -> String {
+    let names: Vec<&str> = CLIS.iter().map(|info| info.name).collect();
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => names.join(""),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn open(spec: Value, overrides: &RuntimeOverrides) -> Result<Arc<dyn Harness>, String> {
+        resolve(
+            &spec,
+            &OpenContext {
+                cwd: Path::new("/"),
+                overrides,
+                scripted: None,
+            },
+        )
+    }
+
+    #[test]
+    fn command_runtimes_resolve_their_program() {
+        let harness = open(
+            json!({"command": ["sh", "-c", "true"]}),
+            &RuntimeOverrides::default(),
+        )
+        .unwrap();
+        assert_eq!(harness.name(), "command");
+        let described = harness.describe();
+        assert!(
+            described["program"].as_str().unwrap().ends_with("sh"),
+            "{described}"
+        );
+        assert_eq!(described["args"], json!(["-c", "true"]));
+    }
+
+    #[test]
+    fn mistakes_are_refused_with_what_to_do() {
+        let none = RuntimeOverrides::default();
+        let err = |spec: Value| open(spec, &none).err().expect("refused");
+        assert!(err(json!("gpt")).starts_with(
+            "unknown runtime \"gpt\"; awf drives codex, claude, gemini, pi and opencode"
+        ));
+        assert!(err(json!({"harness": "gpt"})).contains("unknown harness \"gpt\""));
+        assert!(err(json!({"harness": "codex", "sandbox": "x"}))
+            .contains("runtime.sandbox is not an option of the codex runtime"));
+        assert!(err(json!({"harness": "codex", "effort": "ultra"}))
+            .contains("\"ultra\" is not an effort level of codex (it has minimal, low"));
+        assert!(err(json!({"harness": "gemini", "effort": "high"}))
+            .contains("gemini has no effort levels"));
+        assert!(err(json!({"harness": "codex", "model": ""}))
+            .contains("runtime.model must be a non-empty string"));
+        assert!(err(json!({"harness": "codex", "args": "--x"}))
+            .contains("runtime.args must be an array"));
+        assert!(err(json!({"model": "x"})).contains("runtime needs a harness or a command"));
+        assert!(err(json!({"command": []})).contains("is empty"));
+        assert!(err(json!({"command": "./a.sh"})).contains("must be an array"));
+        assert!(err(json!({"command": ["./a.sh"], "model": "x"})).contains("runtime.model"));
+        assert!(err(json!({"command": ["./no-such-agent.sh"]})).contains("no-such-agent.sh"));
+    }
+
+    #[test]
+    fn a_cli_not_on_path_is_refused_with_how_to_install_it() {
+        let absent = CliInfo {
+            program: "awf-no-such-cli",
+            ..*cli("codex").unwrap()
+        };
+        let refused = find_cli(&absent).unwrap_err();
+        assert!(
+            refused.starts_with("runtime: codex is not installed (no `awf-no-such-cli` on PATH)"),
+            "{refused}"
+        );
+        assert!(
+            refused.contains("npm install -g @openai/codex@0.171.0"),
+            "{refused}"
+        );
+        assert!(refused.contains("--runtime codex=<command>"), "{refused}");
+    }
+
+    #[test]
+    fn a_name_or_harness_options_read_into_settings() {
+        let none = RuntimeOverrides::default();
+        let Chosen::Cli(info, settings) = read(&json!({"harness": "claude", "model": "sonnet", "effort": "max", "args": ["--verbose"]}), &none).ok().unwrap() else {
+            panic!("a cli");
+        };
+        assert_eq!(info.name, "claude");
+        assert_eq!(settings.model.as_deref(), Some("sonnet"));
+        assert_eq!(settings.effort.as_deref(), Some("max"));
+        assert_eq!(settings.args, vec!["--verbose"]);
+        assert!(matches!(read(&json!("pi"), &none), Ok(Chosen::Cli(info, _)) if info.name == "pi"));
+    }
+
+    #[test]
+    fn an_alias_can_be_mapped_to_a_command() {
+        let mut overrides = RuntimeOverrides::default();
+        overrides.by_name.insert(
+            "codex".into(),
+            vec!["sh".into(), "-c".into(), "exit 0".into()],
+        );
+        assert_eq!(open(json!("codex"), &overrides).unwrap().name(), "command");
+    }
+}

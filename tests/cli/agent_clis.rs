@@ -1,0 +1,411 @@
+//! The five agent CLIs as agents, each the real CLI from npm at the version awf pins, driven by
+//! the project's fake model server on 127.0.0.1 (tests/fake-model) through a real workflow
+//! (tests/fixtures/agent-clis/live.ts). For each: the model's `wfa tool` call reaches the
+//! handler with its input, a refused call's code and message reach the model as the tool's
+//! output, `wfa result` answers are accepted and typed (flags, then a JSON heredoc), the second
+//! turn resumes the same native session (the fake sees the first turn's prompt), and the tokens
+//! the fake reported are recorded per turn and summed for the agent. Then what only some show:
+//! codex handing a slow call back after 10 s, a refused key (`blocked`), a lost session
+//! (`failed`, with the CLI's reason).
+
+use serde_json::{json, Value};
+
+use crate::live::{run_live, Cli, FakeModel};
+use crate::util::{assert_has, AwfCommand, TempProject};
+
+/// What the fake reports for every model request: OpenAI's convention (input includes cached,
+/// output includes reasoning), which each API's part of the fake converts.
+const PER_REQUEST: (u64, u64, u64, u64) = (1000, 200, 40, 8);
+
+/// The model's steps for the two turns of live.ts.
+fn two_turn_script() -> Value {
+    let (input, cached, output, reasoning) = PER_REQUEST;
+    let usage = json!({"input": input, "cached": cached, "output": output, "reasoning": reasoning});
+    json!({"prompts": [
+        {"steps": [
+            {"shell": "{wfa} tool add --x '1'"},
+            {"shell": "{wfa} tool add --x 'abc'"},
+            {"shell": "{wfa} result {turn} --ok 'true'"},
+            {"text": "Done."}],
+         "usage": usage},
+        {"steps": [
+            {"shell": "{wfa} result {turn} <<'WF_JSON'\n{\"items\": [\"1\"]}\nWF_JSON"},
+            {"text": "ok"}],
+         "usage": usage}]})
+}
+
+fn project() -> TempProject {
+    let project = TempProject::new();
+    project.copy_fixture("agent-clis");
+    project
+}
+
+/// The usage `requests` model requests of the script add up to, as awf records it.
+fn usage_of(cli: Cli, requests: u64) -> Value {
+    let (input, cached, output, reasoning) = PER_REQUEST;
+    // pi reports no reasoning tokens (its usage has no such field); claude counts thinking from
+    // the thinking blocks it streams, and the fake sends none.
+    let reasoning = if matches!(cli, Cli::Pi | Cli::Claude) {
+        0
+    } else {
+        reasoning
+    };
+    json!({
+        "inputTokens": input * requests,
+        "cachedInputTokens": cached * requests,
+        "outputTokens": output * requests,
+        "reasoningTokens": reasoning * requests,
+    })
+}
+
+/// A usage record without its cost (which only some CLIs reckon, at their own prices).
+fn tokens(usage: &Value) -> Value {
+    let mut tokens = usage.clone();
+    if let Some(fields) = tokens.as_object_mut() {
+        fields.remove("costUsd");
+    }
+    tokens
+}
+
+fn two_turns(cli: Cli) {
+    let project = project();
+    let fake = FakeModel::start(&project, cli.api(), &two_turn_script(), false);
+    let ran = run_live(&project, cli, &fake, &json!({ "runtime": cli.runtime() }));
+    ran.assert_success();
+    let result = ran.json();
+
+    // The call reached the handler with its input; both answers were accepted and typed.
+    assert_eq!(result["added"], json!([1]), "{result}");
+    assert_eq!(
+        result["outcomes"],
+        json!([
+            {"kind": "answered", "answered": true, "value": {"ok": true}},
+            {"kind": "answered", "answered": true, "value": {"items": ["1"]}},
+        ]),
+        "{}",
+        ran.stderr
+    );
+
+    // The refused call's code and message reached the model as the tool's output.
+    let asked_after_refusal = fake
+        .requests_for_prompt(0)
+        .into_iter()
+        .find(|r| r["decision"]["step_index"] == 2)
+        .expect("the model was asked again after the refused call");
+    let outputs = asked_after_refusal["decision"]["tool_outputs"].to_string();
+    assert_has(&outputs, "Recorded; 1 so far.");
+    assert_has(&outputs, "refused (invalid-input)");
+    assert_has(&outputs, "value.x: expected integer");
+
+    // The second turn resumed the first's session: its history holds the first prompt.
+    let second = fake.requests_for_prompt(1);
+    assert!(!second.is_empty(), "the second turn asked the model");
+    let prompts = second[0]["decision"]["prompts"]
+        .as_array()
+        .expect("prompts")
+        .clone();
+    assert_eq!(
+        prompts.len(),
+        2,
+        "both turns' prompts in the resumed history: {prompts:?}"
+    );
+    assert_has(
+        prompts[0].as_str().unwrap(),
+        "Record the number 1 with the add tool",
+    );
+
+    // One native session, recorded for each turn; tokens per turn and for the agent.
+    let events = project.events("live");
+    let sessions: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["event"] == "agent-session")
+        .collect();
+    assert_eq!(
+        sessions.len(),
+        2,
+        "each turn says its session: {sessions:?}"
+    );
+    assert_eq!(
+        sessions[0]["session"], sessions[1]["session"],
+        "the same session for both turns"
+    );
+    assert_eq!(sessions[0]["harness"], cli.name());
+    let settled: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["event"] == "turn-settled")
+        .collect();
+    assert_eq!(
+        tokens(&settled[0]["usage"]),
+        usage_of(cli, 4),
+        "{}",
+        settled[0]
+    );
+    assert_eq!(
+        tokens(&settled[1]["usage"]),
+        usage_of(cli, 2),
+        "{}",
+        settled[1]
+    );
+    let output: Value = serde_json::from_str(
+        &std::fs::read_to_string(project.only_run_dir("live").join("output.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(tokens(&output["usage"]["a"]), usage_of(cli, 6), "{output}");
+    assert_has(&ran.stderr, "awf: agent \"a\" used 6,000 in (1,200 cached)");
+
+    // What the agent did between its calls is in the records, shell commands among it.
+    let commands: Vec<String> = events
+        .iter()
+        .filter(|e| e["event"] == "shell-finished")
+        .map(|e| e["command"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert!(
+        commands.iter().any(|c| c.ends_with("tool add --x 'abc'")),
+        "{commands:?}"
+    );
+    let logs = project.awf(&["logs"]).run();
+    logs.assert_success();
+    assert_has(&logs.stdout, &format!("a t1  {} session ", cli.name()));
+    assert_has(&logs.stdout, "tool add --x 'abc'");
+    assert_has(&logs.stdout, "→ add {\"x\":1}");
+    assert_has(&logs.stdout, "turn answered after");
+}
+
+#[test]
+fn codex_two_turns() {
+    two_turns(Cli::Codex);
+}
+
+#[test]
+fn claude_two_turns() {
+    two_turns(Cli::Claude);
+}
+
+#[test]
+fn gemini_two_turns() {
+    two_turns(Cli::Gemini);
+}
+
+#[test]
+fn pi_two_turns() {
+    two_turns(Cli::Pi);
+}
+
+#[test]
+fn opencode_two_turns() {
+    two_turns(Cli::Opencode);
+}
+
+/// codex hands a shell command back after 10 s ("Process running with session ID N"); the model
+/// calls again with the same input, which joins the running call and gets its answer.
+#[test]
+fn codex_hands_a_slow_call_back_and_the_same_call_again_joins_it() {
+    let project = project();
+    let script = json!({"prompts": [{"steps": [
+        {"shell": "{wfa} tool slow"},
+        {"same_again": true},
+        {"shell": "{wfa} result {turn} --ok 'true'"},
+        {"text": "Done."}]}]});
+    let fake = FakeModel::start(&project, "responses", &script, false);
+    let input = json!({"runtime": Cli::Codex.runtime(), "slow": true, "turns": 1});
+    let ran = run_live(&project, Cli::Codex, &fake, &input);
+    ran.assert_success();
+    let result = ran.json();
+    assert_eq!(result["slowCalls"], 1, "the handler ran once: {result}");
+    assert_eq!(result["outcomes"][0]["kind"], "answered");
+    let requests = fake.requests_for_prompt(0);
+    let handed_back = requests
+        .iter()
+        .find(|r| r["decision"]["step_index"] == 1)
+        .expect("asked after the first call");
+    assert_has(
+        &handed_back["decision"]["tool_outputs"].to_string(),
+        "Process running with session ID",
+    );
+    let joined = requests
+        .iter()
+        .find(|r| r["decision"]["step_index"] == 2)
+        .expect("asked after the second call");
+    assert_has(&joined["decision"]["tool_outputs"].to_string(), "slow done");
+    let events = project.events("live");
+    assert_eq!(
+        events
+            .iter()
+            .filter(|e| e["event"] == "tool-called")
+            .count(),
+        1
+    );
+    assert_eq!(
+        events
+            .iter()
+            .filter(|e| e["event"] == "tool-joined")
+            .count(),
+        1
+    );
+}
+
+/// A CLI run that ends without an answer gets one check-in, a resumed run of the same session
+/// whose prompt says the answer is missing.
+fn check_in(cli: Cli) {
+    let project = project();
+    let script = json!({"prompts": [
+        {"steps": [{"text": "I will answer later."}]},
+        {"steps": [{"shell": "{wfa} result {turn} --ok 'true'"}, {"text": "Sent."}]}]});
+    let fake = FakeModel::start(&project, cli.api(), &script, false);
+    let ran = run_live(
+        &project,
+        cli,
+        &fake,
+        &json!({"runtime": cli.runtime(), "turns": 1}),
+    );
+    ran.assert_success();
+    assert_eq!(
+        ran.json()["outcomes"][0]["value"],
+        json!({"ok": true}),
+        "{}",
+        ran.stderr
+    );
+    assert_eq!(project.events_of("live", "check-in").len(), 1);
+    let checked_in = fake.requests_for_prompt(1);
+    let prompts = checked_in[0]["decision"]["prompts"]
+        .as_array()
+        .expect("prompts")
+        .clone();
+    assert_eq!(
+        prompts.len(),
+        2,
+        "the check-in resumed the turn's session: {prompts:?}"
+    );
+    assert_has(
+        prompts[1].as_str().unwrap(),
+        "You ended your turn t1 without sending its answer",
+    );
+}
+
+#[test]
+fn codex_is_checked_in_on_in_the_same_session() {
+    check_in(Cli::Codex);
+}
+
+#[test]
+fn claude_is_checked_in_on_in_the_same_session() {
+    check_in(Cli::Claude);
+}
+
+/// A key the model server refuses makes the turn `blocked`, with the CLI's own words.
+fn refused_key(cli: Cli) {
+    let project = project();
+    let fake = FakeModel::start(&project, cli.api(), &two_turn_script(), true);
+    let input = json!({"runtime": cli.runtime(), "turns": 1});
+    let ran = run_live(&project, cli, &fake, &input);
+    ran.assert_success();
+    let outcome = &ran.json()["outcomes"][0];
+    assert_eq!(outcome["kind"], "blocked", "{outcome}");
+    let detail = outcome["detail"]
+        .as_str()
+        .unwrap_or_default()
+        .to_lowercase();
+    assert!(
+        detail.contains("api key") || detail.contains("401"),
+        "{detail}"
+    );
+}
+
+#[test]
+fn codex_with_a_refused_key_is_blocked() {
+    refused_key(Cli::Codex);
+}
+
+#[test]
+fn claude_with_a_refused_key_is_blocked() {
+    refused_key(Cli::Claude);
+}
+
+#[test]
+fn pi_with_a_refused_key_is_blocked_though_pi_exits_0() {
+    refused_key(Cli::Pi);
+}
+
+/// A session the CLI no longer knows (its store removed between the turns) fails the next turn
+/// with the CLI's reason, once: no check-in loop.
+fn lost_session(cli: Cli, store: &str, reason: &str) {
+    let project = project();
+    let fake = FakeModel::start(&project, cli.api(), &two_turn_script(), false);
+    let forget = project.path().join("state").join(store);
+    let input = json!({"runtime": cli.runtime(), "forget": forget.display().to_string()});
+    let ran = run_live(&project, cli, &fake, &input);
+    ran.assert_success();
+    let outcomes = &ran.json()["outcomes"];
+    assert_eq!(outcomes[0]["kind"], "answered", "{outcomes}");
+    assert_eq!(outcomes[1]["kind"], "failed", "{outcomes}");
+    assert_has(outcomes[1]["detail"].as_str().unwrap_or_default(), reason);
+    let check_ins = project.events_of("live", "check-in");
+    assert!(
+        check_ins.is_empty(),
+        "a failure is not checked in on: {check_ins:?}"
+    );
+}
+
+#[test]
+fn codex_with_a_lost_session_fails_with_its_reason() {
+    lost_session(Cli::Codex, "codex-home/sessions", "no rollout found");
+}
+
+#[test]
+fn claude_with_a_lost_session_fails_with_its_reason() {
+    lost_session(
+        Cli::Claude,
+        "claude/projects",
+        "No conversation found with session ID",
+    );
+}
+
+/// `awf doctor` reports each CLI: installed or not, the pinned version, readiness.
+#[test]
+fn doctor_reports_each_cli() {
+    let codex = crate::live::installed(Cli::Codex);
+    let project = TempProject::new();
+    let home = project.path();
+    let ran = AwfCommand::new(crate::util::awf_bin())
+        .args(&["doctor", "--json"])
+        .env("PATH", format!("{}:/usr/bin:/bin", codex.display()))
+        .env("HOME", &home)
+        .env("OPENAI_API_KEY", "sk-test")
+        .run();
+    let report = ran.json();
+    let clis: Vec<&str> = report
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(clis, ["codex", "claude", "gemini", "pi", "opencode"]);
+    let codex = &report[0];
+    assert_eq!(codex["installed"], true, "{codex}");
+    assert_eq!(codex["isTestedVersion"], true, "{codex}");
+    assert_eq!(codex["ready"], true, "{codex}");
+    assert_eq!(codex["readiness"], "OPENAI_API_KEY is set");
+    let gemini = &report[2];
+    assert_eq!(gemini["installed"], false, "{gemini}");
+    assert_eq!(
+        gemini["install"],
+        "npm install -g @google/gemini-cli@0.61.0"
+    );
+    assert_eq!(
+        ran.code,
+        Some(0),
+        "every installed CLI is ready: {}",
+        ran.stdout
+    );
+
+    let text = AwfCommand::new(crate::util::awf_bin())
+        .args(&["doctor"])
+        .env("PATH", "/usr/bin:/bin")
+        .env("HOME", &home)
+        .run();
+    assert_has(
+        &text.stdout,
+        "codex: not installed\n  install: npm install -g @openai/codex@0.171.0",
+    );
+    assert_has(&text.stdout, "claude: not installed");
+}
