@@ -11,7 +11,7 @@ use clap::{Args, Parser, Subcommand};
     version,
     about = "Run agent workflows written in TypeScript",
     long_about = "Run agent workflows written in TypeScript.\n\nA workflow file default-exports defineWorkflow({ meta, run }); its run(wf) opens agents, gives them turns and hands them tools. awf strips the types and runs the file; agentswf, typebox and the author globals are served to any folder, nothing installed.",
-    after_help = "Run `awf run --help` for the flags and exit codes of a run.",
+    after_help = "Agents answer turns and call tools with `wfa`, the launcher each agent's prompt names (`wfa --help`).\nRun `awf run --help` for the flags and exit codes of a run; the docs are in the docs/ folder of awf's source (start with docs/getting-started.md).",
     propagate_version = true
 )]
 pub struct Cli {
@@ -34,6 +34,40 @@ pub enum Command {
     Test(TestArgs),
     /// Check the agent CLIs awf drives: installed, version, login or endpoint, capabilities
     Doctor(DoctorArgs),
+    /// Create a starter project: a workflow with a tool and an offline agent, its test, typings
+    Init(InitArgs),
+    /// Write the typings of agentswf, agentswf/testing, typebox and bun:test for an editor
+    Typings(TypingsArgs),
+    /// Print shell completions for awf (bash, zsh, fish, elvish, powershell)
+    Completions(CompletionsArgs),
+    /// Print awf's man page (roff)
+    Man,
+}
+
+#[derive(Args, Debug)]
+#[command(
+    after_help = "Then: cd DIR && awf run workflow.ts -- \"a topic\" && awf test\n\nNothing is overwritten: a file already there stops awf init, naming it."
+)]
+pub struct InitArgs {
+    /// The folder to create the project in (made if needed)
+    #[arg(default_value = ".")]
+    pub dir: PathBuf,
+}
+
+#[derive(Args, Debug)]
+pub struct TypingsArgs {
+    /// The folder to write the .d.ts files into (made if needed; files there are replaced)
+    #[arg(default_value = "typings")]
+    pub dir: PathBuf,
+}
+
+#[derive(Args, Debug)]
+#[command(
+    after_help = "Examples:\n  awf completions bash > ~/.local/share/bash-completion/completions/awf\n  awf completions zsh > ~/.zfunc/_awf\n  awf completions fish > ~/.config/fish/completions/awf.fish"
+)]
+pub struct CompletionsArgs {
+    /// The shell to complete for
+    pub shell: clap_complete::Shell,
 }
 
 #[derive(Args, Debug)]

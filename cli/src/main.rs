@@ -18,6 +18,10 @@ fn main() -> ExitCode {
         args::Command::Logs(logs) => commands::logs::run(logs),
         args::Command::Test(test) => commands::test::run(test),
         args::Command::Doctor(doctor) => commands::doctor::run(doctor),
+        args::Command::Init(init) => commands::init::run(init),
+        args::Command::Typings(typings) => commands::typings::run(typings),
+        args::Command::Completions(shell) => commands::shell::completions(shell),
+        args::Command::Man => commands::shell::man(),
     };
     ExitCode::from(code.clamp(0, 255) as u8)
 }

@@ -43,6 +43,8 @@ mod wfa_wire;
 mod test_command;
 // agentswf/testing: testWorkflow's scripts, replies, lists, patterns and TestRun.
 mod testing;
+// awf init, typings, completions and man: a starter that runs, is tested and type-checks.
+mod init;
 // The five agent CLIs as agents, live against the fake model: tool calls, refusals, typed
 // answers, resumed sessions, usage; codex's impatience; refused keys; lost sessions; doctor.
 mod agent_clis;

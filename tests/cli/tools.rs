@@ -598,6 +598,42 @@ fn wfa_tool_alone_lists_tools_limits_harness_limits_and_codes() {
     }
 }
 
+/// `wfa tool <name> --help` says how to call that one tool instead of refusing `--help`.
+#[test]
+fn wfa_tool_name_help_shows_how_to_call_it() {
+    let project = TempProject::new();
+    project
+        .script(
+            "agent.sh",
+            &agent_calling(&[
+                ("help", "\"$w\" tool add --help"),
+                ("other", "\"$w\" tool nope --help"),
+            ]),
+        )
+        .file(
+            "wf.ts",
+            &with_tools(r#"add: tool({ description: "Add one.", input: typed(Type.Object({ n: Type.Integer({ minimum: 1 }) })), handler: () => "x" }),"#),
+        );
+    project.awf(&["run", "wf.ts"]).run().assert_success();
+    let calls = calls(&project);
+    let help = &calls["help"];
+    assert_eq!(help.exit, "0", "{}", help.stderr);
+    assert_has(&help.stdout, "- add: Add one.");
+    assert_has(&help.stdout, "wfa tool add --n <integer, at least 1>");
+    assert_has(&help.stdout, "Put every value in single quotes");
+    assert_has(&help.stdout, "Each call may take 30s");
+    let other = &calls["other"];
+    assert_eq!(other.exit, "2");
+    assert_has(
+        &other.stderr,
+        "refused (unknown-tool): you have no tool \"nope\"; your tools: add",
+    );
+    assert!(
+        project.events_of("t", "tool-called").is_empty(),
+        "--help runs no handler"
+    );
+}
+
 #[test]
 fn calls_are_recorded_and_awf_logs_shows_them_by_tool_and_agent() {
     let project = TempProject::new();

@@ -1,9 +1,12 @@
 //! One module per subcommand.
 
 pub mod doctor;
+pub mod init;
 pub mod logs;
 pub mod run;
+pub mod shell;
 pub mod test;
+pub mod typings;
 
 use anyhow::Context;
 

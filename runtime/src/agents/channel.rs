@@ -41,6 +41,7 @@ impl ChannelHandler for AgentChannel {
                     .refuse_while_calling()
                     .unwrap_or_else(|| agent.waiting(&turn, &reason, timeout.as_deref())),
                 Request::Tools {} => dispatch::listing(&*agent),
+                Request::ToolHelp { name } => dispatch::tool_help(&*agent, &name),
                 Request::Tool { name, args, stdin } => {
                     dispatch::call(&*agent, name, args, stdin).await
                 }

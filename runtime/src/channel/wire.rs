@@ -44,6 +44,9 @@ pub enum Request {
     },
     /// `wfa tool` alone: list this agent's tools, their limits and the codes.
     Tools {},
+    /// `wfa tool <name> --help`: how to call that one tool.
+    #[serde(rename = "tool-help")]
+    ToolHelp { name: String },
     /// `wfa result <turn> [words]`: answer a turn, by flags in `args` or on standard input.
     Result {
         turn: String,

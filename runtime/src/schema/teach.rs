@@ -107,6 +107,20 @@ pub fn tools_instructions(launcher: &str, tools: &[ToolTeaching]) -> String {
 }
 
 /// `- name: description`, then how to call it, indented under it except for heredoc lines.
+/// How to call one tool, as `wfa tool <name> --help` prints it: the tool's entry of the tools
+/// block, with the quoting rule when it takes options.
+pub fn tool_usage(launcher: &str, tool: &ToolTeaching) -> String {
+    let entry = tool_entry(launcher, tool);
+    let takes_options = tool
+        .input
+        .is_some_and(|schema| matches!(shape_of(schema.raw()), Shape::Flags(_)));
+    if takes_options {
+        format!("{entry}\n\n{QUOTING_RULE}\n")
+    } else {
+        format!("{entry}\n")
+    }
+}
+
 fn tool_entry(launcher: &str, tool: &ToolTeaching) -> String {
     let description = tool.description.trim().replace('\n', "\n  ");
     let heading = match description.as_str() {

@@ -51,19 +51,7 @@ pub async fn call(
     stdin: Option<String>,
 ) -> Response {
     let Some(tool) = agent.tools().get(&name).cloned() else {
-        let yours = if agent.tools().is_empty() {
-            "you have no tools".to_string()
-        } else {
-            format!("your tools: {}", agent.tools().names().join(", "))
-        };
-        return refuse(
-            agent,
-            &name,
-            Code::UnknownTool,
-            format!("you have no tool \"{name}\"; {yours}"),
-            vec![],
-            Some("`wfa tool` alone lists your tools and how to call them"),
-        );
+        return unknown_tool(agent, &name);
     };
     let input =
         match input::read(&name, tool.input.as_ref(), &args, stdin.as_deref()) {
@@ -276,6 +264,23 @@ fn answered(
     }
 }
 
+/// The refusal of a tool the agent does not have, naming those it has.
+fn unknown_tool(agent: &impl Caller, name: &str) -> Response {
+    let yours = if agent.tools().is_empty() {
+        "you have no tools".to_string()
+    } else {
+        format!("your tools: {}", agent.tools().names().join(", "))
+    };
+    refuse(
+        agent,
+        name,
+        Code::UnknownTool,
+        format!("you have no tool \"{name}\"; {yours}"),
+        vec![],
+        Some("`wfa tool` alone lists your tools and how to call them"),
+    )
+}
+
 fn failed(code: Code, message: String, hint: Option<&str>) -> Response {
     Response::Failed {
         code,
@@ -304,6 +309,27 @@ fn refuse(
         message,
         details,
         hint: hint.map(str::to_string),
+    }
+}
+
+/// What `wfa tool <name> --help` prints: how to call that tool, and its time budget.
+pub fn tool_help(agent: &impl Caller, name: &str) -> Response {
+    let tools = agent.tools();
+    let Some(tool) = tools.get(name) else {
+        return unknown_tool(agent, name);
+    };
+    let teaching = tools.teaching();
+    let taught = teaching
+        .iter()
+        .find(|t| t.name == name)
+        .expect("a tool is taught");
+    let launcher = agent.launcher().display().to_string();
+    Response::Ok {
+        stdout: format!(
+            "{}\nEach call may take {}; `{launcher} tool` alone lists every tool, the limits and the codes.\n",
+            teach::tool_usage(&launcher, taught),
+            tool.budget.describe()
+        ),
     }
 }
 

@@ -53,6 +53,7 @@ const RESPONSE_BOUND: Duration = Duration::from_secs(2 * 60 * 60);
 const USAGE: &str = "\
 usage: wfa tool                                   list your tools, their limits and the codes
        wfa tool <name> [--<option> <value>]...    call a tool (JSON input: on standard input)
+       wfa tool <name> --help                     how to call that tool
        wfa result <turn> [--<field> <value>]...   answer a turn (a JSON answer: on standard input)
        wfa waiting <turn> --reason <text> [--timeout <duration>]
                                                   say you still work on the turn and need time
@@ -231,14 +232,24 @@ fn parse(words: Vec<String>) -> Result<Invocation, UsageError> {
                 "tool",
                 format!("expected a tool name before `{name}`"),
             )),
-            Some(name) => Ok(Invocation::Send {
-                subject: name.clone(),
-                request: Request::Tool {
-                    name,
-                    args: words.collect(),
-                    stdin: None,
-                },
-            }),
+            Some(name) => {
+                let args: Vec<String> = words.collect();
+                // `wfa tool <name> --help` asks how to call the tool; a tool takes no `help` flag.
+                let request = if matches!(args.as_slice(), [flag] if flag == "--help" || flag == "-h")
+                {
+                    Request::ToolHelp { name: name.clone() }
+                } else {
+                    Request::Tool {
+                        name: name.clone(),
+                        args,
+                        stdin: None,
+                    }
+                };
+                Ok(Invocation::Send {
+                    subject: name,
+                    request,
+                })
+            }
         },
         "result" => {
             let turn = turn_id("result", words.next())?;
@@ -687,6 +698,25 @@ mod tests {
         assert_eq!(output.exit, Exit::Usage);
         assert!(output.stderr.ends_with(USAGE));
         output.stderr.lines().next().unwrap().to_owned()
+    }
+
+    #[test]
+    fn tool_name_help_asks_how_to_call_it() {
+        let words = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            parse(words(&["tool", "add", "--help"])),
+            Ok(Invocation::Send {
+                subject: "add".into(),
+                request: Request::ToolHelp { name: "add".into() },
+            })
+        );
+        assert!(matches!(
+            parse(words(&["tool", "add", "--help", "--x", "1"])),
+            Ok(Invocation::Send {
+                request: Request::Tool { .. },
+                ..
+            })
+        ));
     }
 
     #[test]
