@@ -22,6 +22,31 @@ pub struct Cli {
     /// trace, or tracing's filter syntax (awf_runtime::js=debug); AWF_LOG says the same
     #[arg(long, global = true, value_name = "LEVEL")]
     pub log_level: Option<String>,
+
+    /// Colour in what awf prints: auto (on a terminal, unless NO_COLOR is set), always or never
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+}
+
+/// `--color`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+impl ColorChoice {
+    /// Whether to colour a stream that is (or is not) a terminal; `NO_COLOR` turns auto off.
+    pub fn wanted(self, terminal: bool) -> bool {
+        match self {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+            }
+        }
+    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -131,6 +156,14 @@ pub struct RunArgs {
     /// arguments, split on spaces), e.g. --runtime codex=./agents/fake-codex.sh
     #[arg(long = "runtime", value_name = "NAME=COMMAND")]
     pub runtimes: Vec<String>,
+
+    /// Show only the result and errors: no live view, no wf.log lines, no closing summary
+    #[arg(long, short, conflicts_with = "verbose")]
+    pub quiet: bool,
+
+    /// Also show what each agent writes on stderr and what it says, as it comes
+    #[arg(long, short)]
+    pub verbose: bool,
 
     /// Words for the workflow, after `--`: prepare({ argv }) gets them
     #[arg(last = true, value_name = "WORDS")]

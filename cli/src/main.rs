@@ -14,9 +14,9 @@ fn main() -> ExitCode {
     let cli = args::Cli::parse();
     logging::init(cli.log_level.as_deref());
     let code = match cli.command {
-        args::Command::Run(run) => commands::run::run(run),
-        args::Command::Logs(logs) => commands::logs::run(logs),
-        args::Command::Test(test) => commands::test::run(test),
+        args::Command::Run(run) => commands::run::run(run, cli.color),
+        args::Command::Logs(logs) => commands::logs::run(logs, cli.color),
+        args::Command::Test(test) => commands::test::run(test, cli.color),
         args::Command::Doctor(doctor) => commands::doctor::run(doctor),
         args::Command::Init(init) => commands::init::run(init),
         args::Command::Typings(typings) => commands::typings::run(typings),

@@ -11,6 +11,7 @@
 //! - `channel`: the per-agent Unix socket, the wire protocol, launchers.
 //! - `harness`: how each agent runtime runs a turn: `command`, `scripted`, the agent CLIs.
 //! - `records`: the run folder, events.jsonl, output.json, `awf logs`.
+//! - `progress`: what `awf run` shows while a run works (the live view) and when it ends.
 //! - `testing`: `awf test`.
 //! - `error`, `hint`: the library's `Error`, and the `Hint` trait the CLI prints hints by.
 
@@ -24,6 +25,7 @@ pub mod hint;
 pub mod js;
 pub mod limits;
 pub mod paths;
+pub mod progress;
 pub mod records;
 pub mod schema;
 pub mod testing;

@@ -93,7 +93,8 @@ impl Usage {
     }
 }
 
-fn thousands(n: u64) -> String {
+/// `1234567` as `1,234,567`.
+pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {

@@ -151,7 +151,10 @@ fn two_turns(cli: Cli) {
     )
     .unwrap();
     assert_eq!(tokens(&output["usage"]["a"]), usage_of(cli, 6), "{output}");
-    assert_has(&ran.stderr, "awf: agent \"a\" used 6,000 in (1,200 cached)");
+    assert_has(
+        &ran.stderr,
+        "2 turns (answered, answered); tools 1 ok, 1 refused, 0 failed; 6,000 in (1,200 cached)",
+    );
 
     // What the agent did between its calls is in the records, shell commands among it.
     let commands: Vec<String> = events

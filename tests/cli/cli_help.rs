@@ -27,8 +27,10 @@ fn help_lists_the_commands() {
     for needle in [
         "Run agent workflows written in TypeScript.",
         "Usage: awf [OPTIONS] <COMMAND>",
-        "  run     Run a workflow file and print its result as JSON on stdout",
-        "  doctor  Check the agent CLIs awf drives",
+        "Run a workflow file and print its result as JSON on stdout",
+        "Check the agent CLIs awf drives",
+        "Create a starter project",
+        "wfa",
         "-V, --version",
     ] {
         assert!(

@@ -45,6 +45,9 @@ mod test_command;
 mod testing;
 // awf init, typings, completions and man: a starter that runs, is tested and type-checks.
 mod init;
+// What awf run shows: the live view in tmux, plain lines off a terminal, --quiet, --verbose,
+// the closing summary.
+mod live_view;
 // The five agent CLIs as agents, live against the fake model: tool calls, refusals, typed
 // answers, resumed sessions, usage; codex's impatience; refused keys; lost sessions; doctor.
 mod agent_clis;

@@ -1,19 +1,21 @@
 //! `awf logs`: a run's events, readable (or raw with --json), filtered by agent or tool.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 
 use anyhow::Context;
-use awf_runtime::records::logs::{self, LogFilter};
+use awf_runtime::records::logs::{self, LogFilter, LogLine};
 use awf_runtime::records::reader::read_events;
+use console::Style;
 
-use crate::args::LogsArgs;
+use crate::args::{ColorChoice, LogsArgs};
 use crate::failure::Failure;
 
-pub fn run(args: LogsArgs) -> i32 {
-    show(args).unwrap_or_else(Failure::report)
+pub fn run(args: LogsArgs, color: ColorChoice) -> i32 {
+    let color = color.wanted(std::io::stdout().is_terminal());
+    show(args, color).unwrap_or_else(Failure::report)
 }
 
-fn show(args: LogsArgs) -> Result<i32, Failure> {
+fn show(args: LogsArgs, color: bool) -> Result<i32, Failure> {
     let cwd = match args.cwd {
         Some(cwd) => cwd,
         None => std::env::current_dir()
@@ -33,6 +35,8 @@ fn show(args: LogsArgs) -> Result<i32, Failure> {
     for event in events.iter().filter(|e| filter.keeps(e)) {
         let text = if args.json {
             event.to_string()
+        } else if color {
+            colored(&logs::parts(event))
         } else {
             logs::line(event)
         };
@@ -42,4 +46,29 @@ fn show(args: LogsArgs) -> Result<i32, Failure> {
         }
     }
     Ok(0)
+}
+
+/// A line with the time dimmed, who in bold, and refusals and failures in red.
+fn colored(line: &LogLine) -> String {
+    let what = if line.what.starts_with('✗')
+        || line.what.contains(" failed")
+        || line.what.starts_with("answer refused")
+        || line.what.starts_with("blocked:")
+        || line.what.starts_with("error:")
+    {
+        Style::new()
+            .red()
+            .force_styling(true)
+            .apply_to(&line.what)
+            .to_string()
+    } else {
+        line.what.clone()
+    };
+    let time = Style::new().dim().force_styling(true).apply_to(&line.time);
+    if line.who.is_empty() {
+        format!("{time}  {what}")
+    } else {
+        let who = Style::new().bold().force_styling(true).apply_to(&line.who);
+        format!("{time}  {who}  {what}")
+    }
 }

@@ -1,36 +1,70 @@
 //! `awf run`: run a workflow file, print its result (or its output record), exit by its ending.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
 
 use anyhow::anyhow;
 use awf_runtime::duration::parse_duration;
 use awf_runtime::harness::RuntimeOverrides;
+use awf_runtime::progress::{summary, LiveView, ViewOptions};
 use awf_runtime::workflow::{self, Ending, RunOptions};
 
-use crate::args::RunArgs;
+use crate::args::{ColorChoice, RunArgs};
 use crate::failure::Failure;
 
-pub fn run(args: RunArgs) -> i32 {
-    start(args).unwrap_or_else(Failure::report)
+pub fn run(args: RunArgs, color: ColorChoice) -> i32 {
+    start(args, color).unwrap_or_else(Failure::report)
 }
 
-fn start(args: RunArgs) -> Result<i32, Failure> {
+fn start(args: RunArgs, color: ColorChoice) -> Result<i32, Failure> {
     let cwd = resolve_cwd(args.cwd)?;
     let timeout =
         parse_duration(&args.timeout).map_err(|e| Failure::usage(anyhow!("--timeout: {e}")))?;
     let overrides = runtime_overrides(&args.runtimes)?;
+    let terminal = std::io::stderr().is_terminal();
+    let view = (!args.quiet).then(|| {
+        Arc::new(LiveView::new(ViewOptions {
+            terminal,
+            color: color.wanted(terminal),
+            verbose: args.verbose,
+        }))
+    });
     let options = RunOptions {
         file: args.file,
         cwd: cwd.clone(),
         words: args.words,
         timeout,
         overrides,
-        log: Some(std::sync::Arc::new(|line: &str| eprintln!("{line}"))),
+        observer: view
+            .clone()
+            .map(|view| view as Arc<dyn awf_runtime::records::RunObserver>),
     };
     let runtime = super::async_runtime()?;
+    let started = Instant::now();
     let report = runtime.block_on(workflow::run_file(options));
+    let board = view.map(|view| view.finish());
     print_report(&report, args.json, &cwd);
+    // A run that opened agents ends with its summary (which says where the records are); one
+    // that did not says where they are only when it did not complete.
+    let summary = board.zip(report.run_dir.as_ref()).and_then(|(board, dir)| {
+        summary::summary(
+            &board,
+            report.ending.outcome(),
+            started.elapsed(),
+            dir,
+            &cwd,
+        )
+    });
+    match (summary, &report.run_dir) {
+        (Some(text), _) => eprint!("{text}"),
+        (None, Some(dir)) if report.ending != Ending::Completed => {
+            let shown = dir.strip_prefix(&cwd).unwrap_or(dir);
+            eprintln!("awf: records in {}", shown.display());
+        }
+        _ => {}
+    }
     // Agent processes and their pumps live on the runtime; do not wait for stragglers.
     runtime.shutdown_background();
     Ok(report.ending.exit_code())
@@ -95,19 +129,10 @@ fn print_report(report: &workflow::RunReport, json: bool, cwd: &std::path::Path)
         };
         eprintln!("awf: {prefix}{}", error.render(cwd));
     }
-    for (agent, usage) in &report.usage {
-        eprintln!("awf: agent \"{agent}\" used {}", usage.summary());
-    }
     match report.ending {
         Ending::Cancelled(_) => eprintln!("awf: run cancelled"),
         Ending::Exited(code) => eprintln!("awf: the workflow called process.exit({code})"),
         _ => {}
-    }
-    if report.ending != Ending::Completed {
-        if let Some(dir) = &report.run_dir {
-            let shown = dir.strip_prefix(cwd).unwrap_or(dir);
-            eprintln!("awf: records in {}", shown.display());
-        }
     }
 }
 

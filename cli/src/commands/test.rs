@@ -12,14 +12,14 @@ use awf_runtime::limits::DEFAULT_TEST_TIMEOUT;
 use awf_runtime::testing::report::{JunitReporter, PrettyOptions, PrettyReporter, TestReporter};
 use awf_runtime::testing::{TestOptions, TestRun};
 
-use crate::args::TestArgs;
+use crate::args::{ColorChoice, TestArgs};
 use crate::failure::Failure;
 
-pub fn run(args: TestArgs) -> i32 {
-    test(args).unwrap_or_else(Failure::report)
+pub fn run(args: TestArgs, color: ColorChoice) -> i32 {
+    test(args, color).unwrap_or_else(Failure::report)
 }
 
-fn test(args: TestArgs) -> Result<i32, Failure> {
+fn test(args: TestArgs, color: ColorChoice) -> Result<i32, Failure> {
     let cwd = std::env::current_dir()
         .and_then(std::fs::canonicalize)
         .context("cannot read the current directory")
@@ -54,7 +54,7 @@ fn test(args: TestArgs) -> Result<i32, Failure> {
     let files = test_run.files().len();
     let terminal = std::io::stdout().is_terminal();
     let text = PrettyOptions {
-        color: terminal && std::env::var_os("NO_COLOR").is_none(),
+        color: color.wanted(terminal),
         live: terminal,
     };
     let mut pretty = PrettyReporter::new(

@@ -261,6 +261,13 @@ impl TurnSink for AttemptRecorder<'_> {
         self.agent.record(&recorded);
     }
 
+    fn stderr_line(&self, line: &str) {
+        self.agent
+            .link
+            .records
+            .agent_stderr(&self.agent.key, self.turn, line);
+    }
+
     fn keep_output(&self, stream: Stream, captured: &Captured) -> Option<String> {
         let mut bytes = captured.bytes.clone();
         if captured.truncated {

@@ -171,6 +171,9 @@ impl<'a> Reading<'a> {
     }
 
     fn line<H: ProcessHarness + ?Sized>(&mut self, harness: &H, (stream, line): Line) {
+        if stream == Stream::Stderr {
+            self.sink.stderr_line(&line);
+        }
         for event in harness.read_line(stream, &line, &mut self.memory) {
             match &event {
                 // A session of its own: its running totals start again.

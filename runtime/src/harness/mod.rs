@@ -127,6 +127,8 @@ pub trait TurnSink: Send + Sync {
     fn answered(&self) -> bool;
     /// Something the runtime did, as it happened.
     fn activity(&self, event: &HarnessEvent);
+    /// A line the agent's process wrote on stderr, as it came (for a live view).
+    fn stderr_line(&self, line: &str);
     /// Keeps a stream of the attempt's output in the run folder; the file's path in it.
     fn keep_output(&self, stream: Stream, captured: &Captured) -> Option<String>;
 }

@@ -107,6 +107,28 @@ impl JsError {
         }
     }
 
+    /// Where the error was thrown in the user's code: its location, else the first frame of its
+    /// stack outside awf's built-ins, as `file:line:col`.
+    pub fn thrown_at(&self) -> Option<String> {
+        if let Some(location) = &self.location {
+            return Some(format!(
+                "{}:{}:{}",
+                location.file, location.line, location.col
+            ));
+        }
+        self.stack
+            .lines()
+            .filter(|l| !l.contains("(awf:") && !l.contains("(native)"))
+            .find_map(|frame| {
+                let frame = frame.trim().strip_prefix("at ")?;
+                let at = match frame.rsplit_once(" (") {
+                    Some((_, inner)) => inner.strip_suffix(')')?,
+                    None => frame,
+                };
+                (!at.starts_with("awf:")).then(|| at.to_string())
+            })
+    }
+
     /// The full text for a terminal: headline, code frame, user frames, hint. Paths under `base`
     /// are shown relative to it.
     pub fn render(&self, base: &Path) -> String {
@@ -224,6 +246,17 @@ fn relativize_frame(frame: &str, base: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn where_an_error_was_thrown_is_its_first_user_frame() {
+        let mut error = JsError::message("Error", "the disk is full");
+        error.stack = "    at <anonymous> (awf:agentswf/workflow:3:9)\n    at handler (/w/wf.ts:11:19)\n    at run (/w/wf.ts:20:3)".into();
+        assert_eq!(error.thrown_at().as_deref(), Some("/w/wf.ts:11:19"));
+        error.stack = "    at /w/lib.ts:2:5".into();
+        assert_eq!(error.thrown_at().as_deref(), Some("/w/lib.ts:2:5"));
+        error.stack = String::new();
+        assert_eq!(error.thrown_at(), None);
+    }
 
     #[test]
     fn renders_a_code_frame_under_the_specifier() {

@@ -180,6 +180,9 @@ pub enum Event {
         result: Option<serde_json::Value>,
         #[serde(skip_serializing_if = "Option::is_none")]
         error: Option<String>,
+        /// Where the handler threw, `file:line:col`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        thrown_at: Option<String>,
         duration_ms: u64,
     },
     #[serde(rename_all = "camelCase")]

@@ -91,6 +91,30 @@ fn all_runs(runs: &Path) -> Vec<PathBuf> {
 
 /// One event as a line: `18:30:58.123  reviewer t1-c1  tool add_finding {...}`.
 pub fn line(event: &Value) -> String {
+    parts(event).to_string()
+}
+
+/// One event's line in its three parts: the time, who (the agent, and its turn or call; empty
+/// for the run's own events), and what happened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LogLine {
+    pub time: String,
+    pub who: String,
+    pub what: String,
+}
+
+impl std::fmt::Display for LogLine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.who.is_empty() {
+            write!(f, "{}  {}", self.time, self.what)
+        } else {
+            write!(f, "{}  {}  {}", self.time, self.who, self.what)
+        }
+    }
+}
+
+/// `line`, in parts (for a CLI that colours them).
+pub fn parts(event: &Value) -> LogLine {
     let text = |name: &str| {
         event
             .get(name)
@@ -190,11 +214,15 @@ pub fn line(event: &Value) -> String {
         "tool-settled" => (
             format!("{agent} {}", text("call")),
             format!(
-                "← {} failed ({}): {} ({})",
+                "← {} failed ({}): {} ({}){}",
                 text("tool"),
                 text("outcome"),
                 text("error"),
-                millis(event)
+                millis(event),
+                match text("thrownAt") {
+                    "" => String::new(),
+                    at => format!(" at {at}"),
+                }
             ),
         ),
         "agent-session" => (
@@ -234,11 +262,7 @@ pub fn line(event: &Value) -> String {
         ),
         other => (agent, format!("{other} {}", fold(event))),
     };
-    if who.is_empty() {
-        format!("{time}  {what}")
-    } else {
-        format!("{time}  {who}  {what}")
-    }
+    LogLine { time, who, what }
 }
 
 /// `1200 in (200 cached), 40 out, $0.0100` from an object with the usage fields.

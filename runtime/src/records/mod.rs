@@ -9,6 +9,7 @@
 
 pub mod event;
 pub mod logs;
+pub mod observer;
 
 pub mod reader;
 pub mod time;
@@ -16,17 +17,17 @@ pub mod time;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::JoinHandle;
 use std::time::SystemTime;
 
 pub use event::Event;
+pub use observer::RunObserver;
 
 /// Where runs are recorded, under a workflow's cwd.
 pub const RUNS_DIR: &str = ".awf/runs";
 
 /// One run's folder, open for writing.
-#[derive(Debug)]
 pub struct RunDir {
     path: PathBuf,
     events: Mutex<File>,
@@ -34,6 +35,8 @@ pub struct RunDir {
     kept: Mutex<Option<Vec<serde_json::Value>>>,
     /// Whole-file writes still on their way to disk (`write_json_behind`).
     behind: Mutex<Vec<JoinHandle<io::Result<()>>>>,
+    /// Who watches the run as it happens (`observe`).
+    observer: OnceLock<Arc<dyn RunObserver>>,
 }
 
 impl RunDir {
@@ -56,6 +59,7 @@ impl RunDir {
             events: Mutex::new(events),
             kept: Mutex::new(None),
             behind: Mutex::default(),
+            observer: OnceLock::new(),
         })
     }
 
@@ -114,13 +118,36 @@ impl RunDir {
     /// Appends one event line, stamped with the time.
     pub fn append(&self, event: &Event) -> io::Result<()> {
         let line = event::line(SystemTime::now(), event);
-        if let Some(kept) = self.kept.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
-            if let Ok(value) = serde_json::from_str(&line) {
-                kept.push(value);
-            }
+        let observer = self.observer.get();
+        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        let parsed: Option<serde_json::Value> = (kept.is_some() || observer.is_some())
+            .then(|| serde_json::from_str(&line).ok())
+            .flatten();
+        if let (Some(kept), Some(value)) = (kept.as_mut(), &parsed) {
+            kept.push(value.clone());
         }
+        drop(kept);
         let mut file = self.events.lock().unwrap_or_else(|e| e.into_inner());
-        file.write_all(line.as_bytes())
+        let written = file.write_all(line.as_bytes());
+        // Under the file's lock, so an observer sees events in the order they were written.
+        if let (Some(observer), Some(value)) = (observer, &parsed) {
+            observer.recorded(value);
+        }
+        written
+    }
+
+    /// From now on, `observer` sees every event appended, and the lines agents write on stderr.
+    /// A run has one observer; a second call changes nothing.
+    pub fn observe(&self, observer: Arc<dyn RunObserver>) {
+        let _ = self.observer.set(observer);
+    }
+
+    /// A line an agent's process wrote on stderr, for the observer (the records keep the
+    /// stream as a file: `write_turn_output`).
+    pub fn agent_stderr(&self, agent: &str, turn: &str, line: &str) {
+        if let Some(observer) = self.observer.get() {
+            observer.agent_stderr(agent, turn, line);
+        }
     }
 
     /// From now on, also keep every event in memory (`kept_events`).
@@ -135,6 +162,12 @@ impl RunDir {
         kept.as_ref()
             .map(|k| k.get(from..).unwrap_or_default().to_vec())
             .unwrap_or_default()
+    }
+}
+
+impl std::fmt::Debug for RunDir {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunDir").field("path", &self.path).finish()
     }
 }
 

@@ -142,7 +142,7 @@ async fn run_call(
         Stopped::TimeUp => format!("{} took longer than {budget_text}", slot.tool),
         Stopped::TurnOver => format!("{} was still running when its turn ended", slot.tool),
     };
-    let (response, outcome, result, error) = match stopped {
+    let settled = match stopped {
         Stopped::Answer(answer) => answered(&slot.tool, answer),
         Stopped::TimeUp | Stopped::TurnOver => {
             // Abort the handler's signal, then give it the grace.
@@ -153,28 +153,21 @@ async fn run_call(
                 )
                 .await;
             match tokio::time::timeout(TOOL_ABORT_GRACE, &mut reply).await {
-                Ok(_) => {
-                    let message = format!("{took} and was stopped (call.signal aborted)");
-                    let hint = Some("call again only if the work is still needed; a slow tool may need a narrower input");
-                    (
-                        failed(Code::TimedOut, message.clone(), hint),
-                        "timed-out",
-                        None,
-                        Some(message),
-                    )
-                }
+                Ok(_) => Settled::failure(
+                    Code::TimedOut,
+                    format!("{took} and was stopped (call.signal aborted)"),
+                    Some("call again only if the work is still needed; a slow tool may need a narrower input"),
+                ),
                 Err(_) => {
                     let message = format!(
                         "{took} and ignored call.signal for {} more: it may have run, or may still finish",
                         format_duration(TOOL_ABORT_GRACE)
                     );
                     eprintln!("awf: agent \"{}\": tool {message}", agent.key());
-                    let hint = Some("check whether its work was done before calling it again");
-                    (
-                        failed(Code::MayHaveRun, message.clone(), hint),
-                        "may-have-run",
-                        None,
-                        Some(message),
+                    Settled::failure(
+                        Code::MayHaveRun,
+                        message,
+                        Some("check whether its work was done before calling it again"),
                     )
                 }
             }
@@ -184,13 +177,14 @@ async fn run_call(
         agent: agent.key().to_string(),
         tool: slot.tool.clone(),
         call: slot.id.clone(),
-        outcome: outcome.to_string(),
-        result,
-        error,
+        outcome: settled.outcome.to_string(),
+        result: settled.result,
+        error: settled.error,
+        thrown_at: settled.at,
         duration_ms: started.elapsed().as_millis() as u64,
     });
-    agent.end_call(&slot, response.clone());
-    response
+    agent.end_call(&slot, settled.response.clone());
+    settled.response
 }
 
 /// Why waiting for a handler stopped.
@@ -200,11 +194,31 @@ enum Stopped {
     TurnOver,
 }
 
-/// The agent's view of a handler's answer: (response, recorded outcome, result, error).
-fn answered(
-    tool: &str,
-    answer: Result<Option<Value>, JsFailure>,
-) -> (Response, &'static str, Option<Value>, Option<String>) {
+/// How a call ended: what the agent reads, and what the records say of it.
+struct Settled {
+    response: Response,
+    /// `result`, or the failure's code (`handler-failed`, `timed-out`, ...).
+    outcome: &'static str,
+    result: Option<Value>,
+    error: Option<String>,
+    /// Where the handler threw: `file:line:col`.
+    at: Option<String>,
+}
+
+impl Settled {
+    fn failure(code: Code, message: String, hint: Option<&str>) -> Settled {
+        Settled {
+            response: failed(code, message.clone(), hint),
+            outcome: code.as_str(),
+            result: None,
+            error: Some(message),
+            at: None,
+        }
+    }
+}
+
+/// The agent's view of a handler's answer, and the record's.
+fn answered(tool: &str, answer: Result<Option<Value>, JsFailure>) -> Settled {
     match answer {
         Ok(value) => {
             let stdout = match &value {
@@ -214,21 +228,19 @@ fn answered(
             };
             let size = value.as_ref().map(|v| v.to_string().len()).unwrap_or(0);
             if size > MAX_TOOL_RESULT_BYTES {
-                let message = format!("{tool} returned {size} bytes as JSON, over the limit of {MAX_TOOL_RESULT_BYTES}");
-                return (
-                    failed(
-                        Code::ResultTooLarge,
-                        message.clone(),
-                        Some(
-                            "the workflow's tool must return a summary or a path, not a whole file",
-                        ),
-                    ),
-                    "result-too-large",
-                    None,
-                    Some(message),
+                return Settled::failure(
+                    Code::ResultTooLarge,
+                    format!("{tool} returned {size} bytes as JSON, over the limit of {MAX_TOOL_RESULT_BYTES}"),
+                    Some("the workflow's tool must return a summary or a path, not a whole file"),
                 );
             }
-            (Response::Ok { stdout }, "result", value, None)
+            Settled {
+                response: Response::Ok { stdout },
+                outcome: "result",
+                result: value,
+                error: None,
+                at: None,
+            }
         }
         Err(JsFailure::Threw(error)) => {
             let message = if error.message.is_empty() {
@@ -236,31 +248,21 @@ fn answered(
             } else {
                 error.message.clone()
             };
-            (
-                failed(Code::HandlerFailed, message.clone(), None),
-                "handler-failed",
-                None,
-                Some(message),
-            )
+            Settled {
+                at: error.thrown_at(),
+                ..Settled::failure(Code::HandlerFailed, message, None)
+            }
         }
-        Err(JsFailure::NotJson(why)) => {
-            let message = format!("{tool} returned a value that is not JSON: {why}");
-            (
-                failed(Code::ResultNotJson, message.clone(), None),
-                "result-not-json",
-                None,
-                Some(message),
-            )
-        }
-        Err(JsFailure::HostGone) => {
-            let message = "the workflow run ended before the tool answered".to_string();
-            (
-                failed(Code::HandlerFailed, message.clone(), None),
-                "handler-failed",
-                None,
-                Some(message),
-            )
-        }
+        Err(JsFailure::NotJson(why)) => Settled::failure(
+            Code::ResultNotJson,
+            format!("{tool} returned a value that is not JSON: {why}"),
+            None,
+        ),
+        Err(JsFailure::HostGone) => Settled::failure(
+            Code::HandlerFailed,
+            "the workflow run ended before the tool answered".to_string(),
+            None,
+        ),
     }
 }
 

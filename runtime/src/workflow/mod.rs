@@ -20,7 +20,7 @@ use crate::harness::RuntimeOverrides;
 use crate::js::{CallEnd, ConsoleTarget, HostConfig, JsError, JsHost};
 use crate::records::{time, Event};
 pub use exit::Ending;
-use run::{LogSink, Run, RunMode, RunSpec};
+use run::{Run, RunMode, RunSpec};
 
 /// How long workflow code may still run after the run's deadline before it is stopped, so that
 /// it can see its turns end `timed-out` and return what it has.
@@ -36,8 +36,8 @@ pub struct RunOptions {
     pub timeout: Duration,
     /// Runtime names mapped to commands for this run (`--runtime NAME=COMMAND`).
     pub overrides: RuntimeOverrides,
-    /// Where `wf.log` lines go as they are logged, beside the records.
-    pub log: Option<LogSink>,
+    /// Who watches the run as it happens (the live view), beside the records.
+    pub observer: Option<std::sync::Arc<dyn crate::records::RunObserver>>,
 }
 
 /// How a run ended, for the CLI to print.
@@ -50,8 +50,6 @@ pub struct RunReport {
     /// output.json's content, when the run got as far as having a folder.
     pub record: Option<Value>,
     pub run_dir: Option<PathBuf>,
-    /// What each agent that used tokens used, by key.
-    pub usage: Vec<(String, crate::usage::Usage)>,
 }
 
 impl RunReport {
@@ -62,7 +60,6 @@ impl RunReport {
             error: Some(error),
             record: None,
             run_dir: None,
-            usage: Vec::new(),
         }
     }
 }
@@ -114,7 +111,7 @@ pub async fn run_file(options: RunOptions) -> RunReport {
         overrides: options.overrides.clone(),
         js: host.requester(),
         mode: RunMode::Live {
-            log: options.log.clone(),
+            observer: options.observer.clone(),
         },
     }) {
         Ok(run) => Arc::new(run),
@@ -131,7 +128,6 @@ pub async fn run_file(options: RunOptions) -> RunReport {
                 )),
                 record: None,
                 run_dir: None,
-                usage: Vec::new(),
             }
         }
     };
@@ -282,6 +278,5 @@ fn finish(run: &Run, end: Result<CallEnd, Stop>) -> RunReport {
         error,
         record: Some(record),
         run_dir: Some(run.records.path().to_path_buf()),
-        usage: run.agents.usage(),
     }
 }

@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use crate::agents::{Agents, RunLink};
 use crate::harness::RuntimeOverrides;
 use crate::js::JsRequester;
-use crate::records::{time, Event, RunDir};
+use crate::records::{time, Event, RunDir, RunObserver};
 
 impl Drop for Run {
     /// A test that timed out never closed its run: its folders go when the run does.
@@ -33,13 +33,12 @@ pub struct RunSpec<'a> {
     pub mode: RunMode,
 }
 
-/// Where a run's `wf.log` lines go as they are logged (the CLI prints them on stderr).
-pub type LogSink = Arc<dyn Fn(&str) + Send + Sync>;
-
 /// Whether agents are real processes or scripted by a test.
 pub enum RunMode {
-    /// `awf run`: each `wf.log` line also goes to `log`, if any.
-    Live { log: Option<LogSink> },
+    /// `awf run`: `observer`, if any, watches the run as it happens (the live view).
+    Live {
+        observer: Option<Arc<dyn RunObserver>>,
+    },
     /// `testWorkflow`: every agent is played by the test's scripts; records go under
     /// `records_root` and are also kept in memory for the test to read. `scratch` folders are
     /// removed at the run's end.
@@ -62,9 +61,6 @@ pub struct Run {
     cancel: tokio::sync::watch::Sender<bool>,
     /// Folders made for the run alone (a test's temp cwd and records), removed at its end.
     scratch: Vec<PathBuf>,
-    /// Where `wf.log` lines go beside the records; a tested run has none, and keeps its log
-    /// for `run.logs`: the test's output is the runner's.
-    log: Option<LogSink>,
 }
 
 impl Run {
@@ -78,8 +74,13 @@ impl Run {
             RunMode::Scripted { records_root, .. } => records_root.as_path(),
         };
         let records = RunDir::create(records_root, spec.workflow, &id)?;
-        if scripted {
-            records.keep_events();
+        match &spec.mode {
+            // A tested run keeps its events for the test to read (`run.logs`, `run.turns`).
+            RunMode::Scripted { .. } => records.keep_events(),
+            RunMode::Live {
+                observer: Some(observer),
+            } => records.observe(observer.clone()),
+            RunMode::Live { observer: None } => {}
         }
         // Behind: the run need not wait for the disk; output.json's write waits for it.
         records.write_json_behind(
@@ -125,10 +126,6 @@ impl Run {
             records,
             agents,
             cancel,
-            log: match &spec.mode {
-                RunMode::Live { log } => log.clone(),
-                RunMode::Scripted { .. } => None,
-            },
             scratch: match spec.mode {
                 RunMode::Live { .. } => Vec::new(),
                 RunMode::Scripted { scratch, .. } => scratch,
@@ -161,12 +158,9 @@ impl Run {
         self.cancel.send_replace(true);
     }
 
-    /// `wf.log`: a line to the run's log sink (not in a test) and in the records.
+    /// `wf.log`: a line in the records (the live view shows it as it comes).
     pub fn log(&self, message: &str, fields: Option<Value>) {
         tracing::debug!(text = message, "wf.log");
-        if let Some(log) = &self.log {
-            log(&log_line(message, fields.as_ref()));
-        }
         self.record(&Event::Log {
             message: message.to_string(),
             fields,
@@ -183,19 +177,4 @@ impl Run {
             );
         }
     }
-}
-
-/// `message key=value ...`: a string value without spaces as it is, any other value as JSON.
-fn log_line(message: &str, fields: Option<&Value>) -> String {
-    let mut line = message.to_string();
-    if let Some(Value::Object(map)) = fields {
-        for (key, value) in map {
-            let shown = match value {
-                Value::String(s) if !s.contains(char::is_whitespace) && !s.is_empty() => s.clone(),
-                other => other.to_string(),
-            };
-            line.push_str(&format!(" {key}={shown}"));
-        }
-    }
-    line
 }

@@ -1,0 +1,142 @@
+//! What `awf run` shows while a run works, and when it ends.
+//!
+//! `LiveView` watches the run (`records::RunObserver`): each event is folded into a `Board`
+//! (board.rs: what each agent is doing, since when, what it used), and the change is drawn — on
+//! a terminal as a block redrawn in place, a row per agent, with `wf.log` lines scrolling above
+//! it (tty.rs, through indicatif); anywhere else as one plain line per change (plain.rs). With
+//! `verbose`, each agent's stderr lines and messages scroll above the block too. `summary.rs`
+//! writes the closing summary from the board.
+
+pub mod board;
+mod plain;
+pub mod summary;
+mod tty;
+
+use std::sync::Mutex;
+
+use serde_json::Value;
+
+use crate::records::RunObserver;
+use board::{AgentRow, Board, Change};
+
+/// How the view looks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ViewOptions {
+    /// stderr is a terminal: draw the live block.
+    pub terminal: bool,
+    pub color: bool,
+    /// Also show each agent's stderr and what it says.
+    pub verbose: bool,
+}
+
+/// The live view of one run.
+pub struct LiveView {
+    board: Mutex<Board>,
+    screen: Screen,
+    verbose: bool,
+}
+
+enum Screen {
+    Terminal(tty::TtyScreen),
+    Plain(plain::PlainScreen),
+}
+
+impl Screen {
+    fn row(&self, index: usize, row: &AgentRow) {
+        match self {
+            Screen::Terminal(screen) => screen.row(index, row),
+            Screen::Plain(screen) => screen.row(index, row),
+        }
+    }
+
+    fn line(&self, line: &str) {
+        match self {
+            Screen::Terminal(screen) => screen.line(line),
+            Screen::Plain(screen) => screen.line(line),
+        }
+    }
+}
+
+impl LiveView {
+    pub fn new(options: ViewOptions) -> LiveView {
+        let screen = if options.terminal {
+            Screen::Terminal(tty::TtyScreen::new(options.color))
+        } else {
+            Screen::Plain(plain::PlainScreen::default())
+        };
+        LiveView {
+            board: Mutex::new(Board::default()),
+            screen,
+            verbose: options.verbose,
+        }
+    }
+
+    /// Takes the live block off the screen (the summary goes where it was) and gives the
+    /// board as the run left it.
+    pub fn finish(&self) -> Board {
+        if let Screen::Terminal(screen) = &self.screen {
+            screen.clear();
+        }
+        std::mem::take(&mut *self.board.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+}
+
+impl RunObserver for LiveView {
+    fn recorded(&self, event: &Value) {
+        let mut board = self.board.lock().unwrap_or_else(|e| e.into_inner());
+        match board.apply(event) {
+            Change::Row(index) => self.screen.row(index, &board.agents[index]),
+            Change::Line(line) => self.screen.line(&line),
+            Change::None | Change::Ended => {}
+        }
+        if self.verbose && event["event"] == "agent-message" {
+            let agent = event["agent"].as_str().unwrap_or_default();
+            for line in event["text"].as_str().unwrap_or_default().lines() {
+                self.screen.line(&format!("{agent} says: {line}"));
+            }
+        }
+    }
+
+    fn agent_stderr(&self, agent: &str, _turn: &str, line: &str) {
+        if self.verbose {
+            self.screen.line(&format!("{agent} stderr: {line}"));
+        }
+    }
+}
+
+/// What an agent is doing, in a few words.
+pub(crate) fn doing_text(row: &AgentRow) -> String {
+    use board::Doing;
+    let turn = row.turn.as_deref().unwrap_or("");
+    match &row.doing {
+        Doing::Idle => "open".to_string(),
+        Doing::Working => format!("working on {turn}"),
+        Doing::CheckingIn => format!("checking in on {turn}"),
+        Doing::CallingTool(tool) => format!("calling tool {tool}"),
+        Doing::Shell(command) => format!("$ {}", shorten(command, 60)),
+        Doing::Settled(how) => format!("{turn} {}", shorten(how, 80)),
+        Doing::Closed => "closed".to_string(),
+    }
+}
+
+/// The first line of `text`, at most `max` characters (an ellipsis if cut).
+pub(crate) fn shorten(text: &str, max: usize) -> String {
+    let first = text.lines().next().unwrap_or("");
+    if first.chars().count() <= max && first.len() == text.trim_end().len() {
+        return first.to_string();
+    }
+    let cut: String = first.chars().take(max.saturating_sub(1)).collect();
+    format!("{cut}…")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_texts_are_cut_to_their_first_line() {
+        assert_eq!(shorten("ls -la", 60), "ls -la");
+        assert_eq!(shorten("cat <<'X'\nbody\nX", 60), "cat <<'X'…");
+        assert_eq!(shorten(&"x".repeat(100), 10).chars().count(), 10);
+    }
+}

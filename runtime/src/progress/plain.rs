@@ -1,0 +1,38 @@
+//! The view when stderr is not a terminal: one plain line per change of what an agent does
+//! (`reviewer t1: calling tool add_finding`), and each `wf.log` line as it is. No escape codes.
+
+use std::io::Write;
+use std::sync::Mutex;
+
+use super::board::AgentRow;
+use super::doing_text;
+
+#[derive(Default)]
+pub(super) struct PlainScreen {
+    /// What each row said last, so a change of only its counts prints nothing.
+    said: Mutex<Vec<String>>,
+}
+
+impl PlainScreen {
+    pub(super) fn row(&self, index: usize, row: &AgentRow) {
+        let text = doing_text(row);
+        let mut said = self.said.lock().unwrap_or_else(|e| e.into_inner());
+        if said.len() <= index {
+            said.resize(index + 1, String::new());
+        }
+        if said[index] == text {
+            return;
+        }
+        said[index] = text.clone();
+        let line = match row.turn.as_deref() {
+            Some(_) => format!("{}: {text}", row.key),
+            None if row.runtime.is_empty() => format!("{}: {text}", row.key),
+            None => format!("{} ({}): {text}", row.key, row.runtime),
+        };
+        self.line(&line);
+    }
+
+    pub(super) fn line(&self, line: &str) {
+        let _ = writeln!(std::io::stderr().lock(), "{line}");
+    }
+}

@@ -1,0 +1,122 @@
+//! The closing summary `awf run` prints on stderr after the result, for a run that opened
+//! agents: how it ended and how long it took; per agent its turns and their outcomes, its tool
+//! calls (ok, refused, failed), its tokens and cost; each failed tool call with the handler's
+//! error and where it was thrown; then where the records are and the `awf logs` command.
+
+use std::path::Path;
+use std::time::Duration;
+
+use super::board::Board;
+use crate::duration::format_duration;
+
+/// The summary's lines, or `None` for a run that opened no agent (its ending says enough).
+pub fn summary(
+    board: &Board,
+    outcome: &str,
+    took: Duration,
+    run_dir: &Path,
+    cwd: &Path,
+) -> Option<String> {
+    if board.agents.is_empty() {
+        return None;
+    }
+    let took = format_duration(Duration::from_millis(took.as_millis() as u64));
+    let mut text = format!("awf: run {outcome} in {took}\n");
+    for agent in &board.agents {
+        let turns = match agent.turns {
+            1 => "1 turn".to_string(),
+            n => format!("{n} turns"),
+        };
+        let outcomes = if agent.outcomes.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", agent.outcomes.join(", "))
+        };
+        let calls = agent.calls;
+        let mut line = format!("  {}", agent.key);
+        if !agent.runtime.is_empty() {
+            line += &format!(" ({})", agent.runtime);
+        }
+        line += &format!(": {turns}{outcomes}");
+        if calls.ok + calls.refused + calls.failed > 0 {
+            line += &format!(
+                "; tools {} ok, {} refused, {} failed",
+                calls.ok, calls.refused, calls.failed
+            );
+        }
+        if !agent.usage.is_empty() {
+            line += &format!("; {}", agent.usage.summary());
+        }
+        text += &line;
+        text.push('\n');
+        for failure in &agent.failures {
+            let at = match &failure.at {
+                Some(at) => format!(" (at {})", relative(at, cwd)),
+                None => String::new(),
+            };
+            text += &format!(
+                "    ✗ {} {}: {}{at}\n",
+                failure.tool, failure.code, failure.error
+            );
+        }
+    }
+    let shown = run_dir.strip_prefix(cwd).unwrap_or(run_dir);
+    let id = run_dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    text += &format!(
+        "awf: records in {}; `awf logs {id}` shows them\n",
+        shown.display()
+    );
+    Some(text)
+}
+
+/// `at` without the cwd in front, as the author opened the file.
+fn relative(at: &str, cwd: &Path) -> String {
+    let prefix = format!("{}/", cwd.display());
+    at.strip_prefix(&prefix).unwrap_or(at).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn each_agent_on_a_line_and_failed_calls_under_it() {
+        let mut board = Board::default();
+        for event in [
+            json!({"event": "agent-opened", "agent": "reviewer", "runtime": {"kind": "codex", "model": "gpt-5", "program": "/bin/codex"}}),
+            json!({"event": "turn-started", "agent": "reviewer", "turn": "t1"}),
+            json!({"event": "tool-settled", "agent": "reviewer", "tool": "add_finding", "outcome": "result"}),
+            json!({"event": "tool-settled", "agent": "reviewer", "tool": "add_finding", "outcome": "handler-failed", "error": "src/a.ts:3 is already recorded", "thrownAt": "/w/tools.ts:31:21"}),
+            json!({"event": "turn-settled", "agent": "reviewer", "turn": "t1", "outcome": "answered", "usage": {"inputTokens": 1200, "cachedInputTokens": 200, "outputTokens": 40, "reasoningTokens": 0, "costUsd": 0.01}}),
+            json!({"event": "agent-opened", "agent": "idle", "runtime": {"kind": "command", "program": "/w/agent.sh"}}),
+        ] {
+            board.apply(&event);
+        }
+        let text = summary(
+            &board,
+            "completed",
+            Duration::from_millis(12_300),
+            Path::new("/w/.awf/runs/dead-code/20261201-120102-bwue"),
+            Path::new("/w"),
+        )
+        .unwrap();
+        assert_eq!(
+            text,
+            "awf: run completed in 12.3s\n  reviewer (codex gpt-5): 1 turn (answered); tools 1 ok, 0 refused, 1 failed; 1,200 in (200 cached), 40 out, $0.0100\n    ✗ add_finding handler-failed: src/a.ts:3 is already recorded (at tools.ts:31:21)\n  idle (command agent.sh): 0 turns\nawf: records in .awf/runs/dead-code/20261201-120102-bwue; `awf logs 20261201-120102-bwue` shows them\n"
+        );
+        assert_eq!(
+            summary(
+                &Board::default(),
+                "completed",
+                Duration::ZERO,
+                Path::new("/r"),
+                Path::new("/")
+            ),
+            None
+        );
+    }
+}
