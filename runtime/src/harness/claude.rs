@@ -90,14 +90,9 @@ impl ProcessHarness for Claude {
             args.extend(["--effort".into(), effort.clone()]);
         }
         args.extend(self.config.args.iter().cloned());
-        Ok(Launch {
-            program: self.config.program.clone(),
-            args,
-            cwd: turn.cwd.to_path_buf(),
-            env: Vec::new(),
-            env_remove: Vec::new(),
-            stdin: Some(turn.prompt.to_string()),
-        })
+        Ok(self
+            .config
+            .launch(turn, args, Some(turn.prompt.to_string()), Vec::new()))
     }
 
     fn read_line(&self, stream: Stream, line: &str, memory: &mut LineMemory) -> Vec<HarnessEvent> {
@@ -289,7 +284,7 @@ fn readiness() -> Readiness {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::Path;
+    use crate::harness::test_turn;
 
     fn claude() -> Claude {
         Claude {
@@ -302,23 +297,9 @@ mod tests {
         }
     }
 
-    fn turn(resume: Option<&'static str>) -> TurnLaunch<'static> {
-        TurnLaunch {
-            prompt: "Say hello.",
-            resume,
-            cwd: Path::new("/work"),
-            launcher: Path::new("/tmp/awf-x/a1/wfa"),
-            agent: "a",
-            turn: "t1",
-            n: 1,
-            check_in: false,
-            session_name: "a-a1",
-        }
-    }
-
     #[test]
     fn a_first_turn_chooses_its_session_and_a_later_one_resumes_it() {
-        let first = claude().launch(&turn(None)).unwrap();
+        let first = claude().launch(&test_turn(None)).unwrap();
         let at = first.args.iter().position(|a| a == "--session-id").unwrap();
         let id = &first.args[at + 1];
         assert_eq!(id.len(), 36, "{id}");
@@ -336,7 +317,7 @@ mod tests {
             .iter()
             .any(|a| a.contains("dangerously") || a.contains("bypass")));
         assert_eq!(first.stdin.as_deref(), Some("Say hello."));
-        let later = claude().launch(&turn(Some("0b2d"))).unwrap();
+        let later = claude().launch(&test_turn(Some("0b2d"))).unwrap();
         let at = later.args.iter().position(|a| a == "--resume").unwrap();
         assert_eq!(later.args[at + 1], "0b2d");
         assert!(!later.args.contains(&"--session-id".to_string()));

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use super::{Capabilities, Harness};
+use super::{Capabilities, Harness, Launch, TurnLaunch};
 
 /// What an agent spec chose for an agent CLI.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -21,6 +21,25 @@ pub struct CliConfig {
 }
 
 impl CliConfig {
+    /// The CLI's process for a turn: its program with `args`, in the agent's cwd, given `stdin`
+    /// (the prompt, for a CLI that reads it there) and `env` beside what it inherits.
+    pub fn launch(
+        &self,
+        turn: &TurnLaunch<'_>,
+        args: Vec<String>,
+        stdin: Option<String>,
+        env: Vec<(String, String)>,
+    ) -> Launch {
+        Launch {
+            program: self.program.clone(),
+            args,
+            cwd: turn.cwd.to_path_buf(),
+            env,
+            env_remove: Vec::new(),
+            stdin,
+        }
+    }
+
     /// What records say about the agent's runtime.
     pub fn describe(&self, harness: &str) -> Value {
         let mut described = json!({

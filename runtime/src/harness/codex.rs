@@ -93,14 +93,9 @@ impl ProcessHarness for Codex {
         args.extend(self.config.args.iter().cloned());
         // `-`: the prompt is read from stdin, which awf closes once it is written.
         args.push("-".into());
-        Ok(Launch {
-            program: self.config.program.clone(),
-            args,
-            cwd: turn.cwd.to_path_buf(),
-            env: Vec::new(),
-            env_remove: Vec::new(),
-            stdin: Some(turn.prompt.to_string()),
-        })
+        Ok(self
+            .config
+            .launch(turn, args, Some(turn.prompt.to_string()), Vec::new()))
     }
 
     fn read_line(&self, stream: Stream, line: &str, _: &mut LineMemory) -> Vec<HarnessEvent> {
@@ -219,8 +214,8 @@ fn readiness() -> Readiness {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::harness::test_turn;
     use serde_json::json;
-    use std::path::Path;
 
     fn codex(model: Option<&str>, effort: Option<&str>) -> Codex {
         Codex {
@@ -233,31 +228,17 @@ mod tests {
         }
     }
 
-    fn turn(resume: Option<&'static str>) -> TurnLaunch<'static> {
-        TurnLaunch {
-            prompt: "Say hello.",
-            resume,
-            cwd: Path::new("/work"),
-            launcher: Path::new("/tmp/awf-x/a1/wfa"),
-            agent: "a",
-            turn: "t1",
-            n: 1,
-            check_in: false,
-            session_name: "a-a1",
-        }
-    }
-
     #[test]
     fn a_first_turn_and_a_resumed_one() {
         let first = codex(Some("gpt-5"), Some("high"))
-            .launch(&turn(None))
+            .launch(&test_turn(None))
             .unwrap();
         assert_eq!(
             first.args.join(" "),
             "exec --json --skip-git-repo-check -c allow_login_shell=false -c sandbox_mode=\"workspace-write\" -c sandbox_workspace_write.network_access=true -m gpt-5 -c model_reasoning_effort=\"high\" -"
         );
         assert_eq!(first.stdin.as_deref(), Some("Say hello."));
-        let resumed = codex(None, None).launch(&turn(Some("01a2"))).unwrap();
+        let resumed = codex(None, None).launch(&test_turn(Some("01a2"))).unwrap();
         assert!(resumed
             .args
             .join(" ")

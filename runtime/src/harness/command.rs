@@ -104,6 +104,7 @@ fn is_executable(path: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::harness::test_turn;
 
     #[test]
     fn the_prompt_goes_on_stdin_and_the_program_runs_in_the_agents_cwd() {
@@ -111,19 +112,7 @@ mod tests {
             program: "/bin/agent".into(),
             args: vec!["--fast".into()],
         };
-        let launch = command
-            .launch(&TurnLaunch {
-                prompt: "Say hello.",
-                resume: None,
-                cwd: Path::new("/work"),
-                launcher: Path::new("/tmp/awf-x/a1/wfa"),
-                agent: "a",
-                turn: "t1",
-                n: 1,
-                check_in: false,
-                session_name: "a-a1",
-            })
-            .unwrap();
+        let launch = command.launch(&test_turn(None)).unwrap();
         assert_eq!(launch.program, PathBuf::from("/bin/agent"));
         assert_eq!(launch.args, vec!["--fast"]);
         assert_eq!(launch.cwd, PathBuf::from("/work"));

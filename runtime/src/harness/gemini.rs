@@ -91,14 +91,8 @@ impl ProcessHarness for Gemini {
         }
         args.extend(self.config.args.iter().cloned());
         args.extend(["-p".into(), cli::prompt_argument(turn.prompt)?]);
-        Ok(Launch {
-            program: self.config.program.clone(),
-            args,
-            cwd: turn.cwd.to_path_buf(),
-            env: vec![("GEMINI_CLI_TRUST_WORKSPACE".into(), "true".into())],
-            env_remove: Vec::new(),
-            stdin: None,
-        })
+        let trust = vec![("GEMINI_CLI_TRUST_WORKSPACE".into(), "true".into())];
+        Ok(self.config.launch(turn, args, None, trust))
     }
 
     fn read_line(&self, stream: Stream, line: &str, memory: &mut LineMemory) -> Vec<HarnessEvent> {

@@ -301,3 +301,19 @@ impl Capabilities {
         })
     }
 }
+
+/// A turn to launch in unit tests: the agent `a`'s first turn `t1` in `/work`, resuming `resume`.
+#[cfg(test)]
+pub(crate) fn test_turn(resume: Option<&'static str>) -> TurnLaunch<'static> {
+    TurnLaunch {
+        prompt: "Say hello.",
+        resume,
+        cwd: Path::new("/work"),
+        launcher: Path::new("/tmp/awf-x/a1/wfa"),
+        agent: "a",
+        turn: "t1",
+        n: 1,
+        check_in: false,
+        session_name: "a-a1",
+    }
+}

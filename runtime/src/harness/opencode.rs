@@ -79,14 +79,9 @@ impl ProcessHarness for Opencode {
         args.push(cli::prompt_argument(turn.prompt)?);
         let inline = std::env::var(INLINE_CONFIG).ok();
         let config = allow_launcher(inline.as_deref(), &turn.launcher.display().to_string())?;
-        Ok(Launch {
-            program: self.config.program.clone(),
-            args,
-            cwd: turn.cwd.to_path_buf(),
-            env: vec![(INLINE_CONFIG.into(), config)],
-            env_remove: Vec::new(),
-            stdin: None,
-        })
+        Ok(self
+            .config
+            .launch(turn, args, None, vec![(INLINE_CONFIG.into(), config)]))
     }
 
     fn read_line(&self, stream: Stream, line: &str, _: &mut LineMemory) -> Vec<HarnessEvent> {
@@ -223,7 +218,7 @@ fn readiness() -> Readiness {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::Path;
+    use crate::harness::test_turn;
 
     #[test]
     fn the_launcher_is_allowed_in_the_users_inline_config() {
@@ -256,17 +251,7 @@ mod tests {
                 args: vec![],
             },
         };
-        let turn = TurnLaunch {
-            prompt: "Say hello.",
-            resume: Some("ses_1"),
-            cwd: Path::new("/work"),
-            launcher: Path::new("/tmp/awf-x/a1/wfa"),
-            agent: "a",
-            turn: "t1",
-            n: 1,
-            check_in: false,
-            session_name: "a-a1",
-        };
+        let turn = test_turn(Some("ses_1"));
         let launch = harness.launch(&turn).unwrap();
         assert_eq!(
             launch.args.join(" "),

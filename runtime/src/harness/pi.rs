@@ -74,14 +74,7 @@ impl ProcessHarness for Pi {
         }
         args.extend(self.config.args.iter().cloned());
         args.push(cli::prompt_argument(turn.prompt)?);
-        Ok(Launch {
-            program: self.config.program.clone(),
-            args,
-            cwd: turn.cwd.to_path_buf(),
-            env: Vec::new(),
-            env_remove: Vec::new(),
-            stdin: None,
-        })
+        Ok(self.config.launch(turn, args, None, Vec::new()))
     }
 
     fn read_line(&self, stream: Stream, line: &str, memory: &mut LineMemory) -> Vec<HarnessEvent> {
@@ -249,9 +242,9 @@ fn readiness() -> Readiness {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::harness::test_turn;
     use crate::harness::Captured;
     use std::os::unix::process::ExitStatusExt;
-    use std::path::Path;
 
     fn pi() -> Pi {
         Pi {
@@ -266,17 +259,7 @@ mod tests {
 
     #[test]
     fn launches_resume_the_session_pi_named() {
-        let turn = TurnLaunch {
-            prompt: "Say hello.",
-            resume: Some("01a2"),
-            cwd: Path::new("/work"),
-            launcher: Path::new("/tmp/awf-x/a1/wfa"),
-            agent: "a",
-            turn: "t1",
-            n: 1,
-            check_in: false,
-            session_name: "a-a1",
-        };
+        let turn = test_turn(Some("01a2"));
         assert_eq!(
             pi().launch(&turn).unwrap().args.join(" "),
             "-p --mode json --session 01a2 --model wf/fake-model --thinking high Say hello."

@@ -219,7 +219,7 @@ pub fn parts(event: &Value) -> LogLine {
                 text("outcome"),
                 text("error"),
                 millis(event),
-                match text("thrownAt") {
+                match text("thrownAt").as_str() {
                     "" => String::new(),
                     at => format!(" at {at}"),
                 }
