@@ -26,6 +26,7 @@ fn start(args: RunArgs) -> Result<i32, Failure> {
         timeout,
         overrides,
         log: Some(std::sync::Arc::new(|line: &str| eprintln!("{line}"))),
+        process_exits_after: true,
     };
     let runtime = super::async_runtime()?;
     let report = runtime.block_on(workflow::run_file(options));

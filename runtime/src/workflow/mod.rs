@@ -39,6 +39,9 @@ pub struct RunOptions {
     pub overrides: RuntimeOverrides,
     /// Where `wf.log` lines go as they are logged, beside the records.
     pub log: Option<LogSink>,
+    /// The process exits when the run returns (`awf run`): the JS engine's memory is left to
+    /// the operating system rather than freed object by object.
+    pub process_exits_after: bool,
 }
 
 /// How a run ended, for the CLI to print.
@@ -150,6 +153,9 @@ pub async fn run_file(options: RunOptions) -> RunReport {
     }
     .instrument(span.clone())
     .await;
+    if options.process_exits_after {
+        host.leak_engine_at_exit();
+    }
     drop(host);
     span.in_scope(|| finish(&run, end))
 }
