@@ -116,7 +116,7 @@ mod tests {
     #[test]
     fn modules_without_a_map_keep_their_positions() {
         let mut registry = SourceRegistry::default();
-        registry.insert("/a.js", "let a;\nlet b;\n".into(), None);
+        registry.insert("/a.js", "let a;\nlet b;\n", None);
         assert_eq!(registry.to_source("/a.js", pos(2, 3)), Some(pos(2, 3)));
         assert_eq!(registry.source_line("/a.js", 2), Some("let b;"));
         assert_eq!(registry.to_source("/b.js", pos(1, 1)), None);
