@@ -10,6 +10,7 @@ use std::fmt;
 
 use awf_runtime::env::AWF_LOG;
 use tracing::{Event, Level, Subscriber};
+use tracing_subscriber::filter::LevelFilter;
 use tracing_subscriber::fmt::format::Writer;
 use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormatFields, FormattedFields};
 use tracing_subscriber::registry::LookupSpan;
@@ -22,18 +23,22 @@ pub fn init(log_level: Option<&str>) {
         .map(str::to_string)
         .or_else(|| std::env::var(AWF_LOG).ok())
         .filter(|text| !text.trim().is_empty());
-    let (filter, refused) = match wanted.as_deref().map(EnvFilter::try_new) {
-        Some(Ok(filter)) => (filter, None),
-        Some(Err(e)) => (EnvFilter::new("warn"), wanted.map(|text| (text, e))),
-        None => (EnvFilter::new("warn"), None),
-    };
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
+    let subscriber = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
-        .event_format(AwfFormat)
-        .try_init();
-    if let Some((text, error)) = refused {
-        tracing::warn!("log level {text:?} is not a filter ({error}); showing warnings only");
+        .event_format(AwfFormat);
+    // Warnings only, the default, needs no filter parsing (nor the code of it, at start-up).
+    let Some(text) = wanted else {
+        let _ = subscriber.with_max_level(LevelFilter::WARN).try_init();
+        return;
+    };
+    match EnvFilter::try_new(&text) {
+        Ok(filter) => {
+            let _ = subscriber.with_env_filter(filter).try_init();
+        }
+        Err(error) => {
+            let _ = subscriber.with_max_level(LevelFilter::WARN).try_init();
+            tracing::warn!("log level {text:?} is not a filter ({error}); showing warnings only");
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 // The `console` global: log/info/debug to stdout, warn/error to stderr, objects via inspect.
 //
 // Where a line goes is the host's choice: under `awf run`, stdout carries only the workflow's
-// result, so the host sends every console line to stderr (see runtime/src/js/ops/core.rs `print`).
+// result, so the host sends every console line to stderr (see runtime/src/js/host/console.rs `print`).
 
 import * as ops from "awf:ops";
 import { format, inspect } from "./inspect.ts";

@@ -1,6 +1,6 @@
 // Globals whose module loads on first use: reading `fetch`, `URL` or `Buffer` evaluates its
-// built-in then (runtime/src/js/host/lazy_global.rs), so a workflow that never uses them never
-// pays for them. Assigning the global first replaces it without loading anything.
+// built-in then (the `builtin_namespace` primitive, runtime/src/js/engine/lazy_builtin.rs), so
+// a workflow that never uses them never pays for them. Assigning the global first replaces it without loading anything.
 //
 // A module listed here is reached only through its globals: other built-ins read
 // `globalThis.Buffer`, never `import "./buffer.ts"` (that would make a second copy). The one

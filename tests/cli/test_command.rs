@@ -97,6 +97,43 @@ fn all_passing_exits_0_with_a_line_per_test() {
 }
 
 #[test]
+fn files_run_one_after_the_other_on_a_thread_see_nothing_of_each_other() {
+    // `--jobs 1`: both files run on one thread, in one QuickJS runtime; each still gets a
+    // context of its own, so globals, built-in prototypes and module state start fresh.
+    let project = project(&[
+        (
+            "counter.ts",
+            "export let count = 0;\nexport const bump = () => ++count;\n",
+        ),
+        (
+            "a.test.ts",
+            r#"import { expect, test } from "bun:test";
+import { bump } from "./counter.ts";
+test("a leaves things behind", () => {
+  (globalThis as any).leftBehind = "from a";
+  (Array.prototype as any).fromA = true;
+  expect(bump()).toBe(1);
+});
+"#,
+        ),
+        (
+            "b.test.ts",
+            r#"import { expect, test } from "bun:test";
+import { bump } from "./counter.ts";
+test("b sees none of it", () => {
+  expect((globalThis as any).leftBehind).toBeUndefined();
+  expect(([] as any).fromA).toBeUndefined();
+  expect(bump()).toBe(1);
+});
+"#,
+        ),
+    ]);
+    let ran = awf_test_exits(&project, &["--jobs", "1"], 0);
+    assert_has(&ran.stdout, "✓ a leaves things behind [TIME]");
+    assert_has(&ran.stdout, "✓ b sees none of it [TIME]");
+}
+
+#[test]
 fn a_failing_test_exits_1() {
     let project = project(&[(
         "a.spec.ts",

@@ -40,6 +40,7 @@ fn start(args: RunArgs, color: ColorChoice) -> Result<i32, Failure> {
         observer: view
             .clone()
             .map(|view| view as Arc<dyn awf_runtime::records::RunObserver>),
+        process_exits_after: true,
     };
     let runtime = super::async_runtime()?;
     let started = Instant::now();

@@ -1,5 +1,5 @@
-// js/test/expect/asymmetric.ts — The asymmetric matchers `expect.*` and `expect.not.*` make: any, anything, stringContaining,
-// stringMatching, objectContaining, arrayContaining.
+// js/test/expect/asymmetric.ts — The asymmetric matchers `expect.*` and `expect.not.*` make: any,
+// anything, stringContaining, stringMatching, objectContaining, arrayContaining.
 
 import { AsymmetricMatcher } from "./asymmetric_matcher.ts";
 import { equals, hasProperty, ownEnumerableKeys } from "./equality.ts";

@@ -1,5 +1,6 @@
-// js/test/expect/asymmetric_matcher.ts — The base of the asymmetric matchers (`expect.any`, `expect.stringContaining`, ...): a value
-// that stands in an expected value and decides for itself. Equality and the printer ask it.
+// js/test/expect/asymmetric_matcher.ts — The base of the asymmetric matchers (`expect.any`,
+// `expect.stringContaining`, ...): a value that stands in an expected value and decides for itself.
+// Equality and the printer ask it.
 
 /** Base of `expect.any(...)`, `expect.stringContaining(...)` and the others; equality asks it. */
 export abstract class AsymmetricMatcher {

@@ -1,5 +1,5 @@
-// js/test/expect/diff.ts — The line diff of two printed values, and the expected/received block a failure shows (a diff
-// when both sides are objects worth comparing line by line).
+// js/test/expect/diff.ts — The line diff of two printed values, and the expected/received block a
+// failure shows (a diff when both sides are objects worth comparing line by line).
 
 import { AsymmetricMatcher } from "./asymmetric_matcher.ts";
 import { equals, hasProperty, isObject, isObjectWithKeys, ownEnumerableKeys } from "./equality.ts";

@@ -1,6 +1,6 @@
-// js/test/expect/equality.ts — Equality: jest's `equals` with iterable equality, bent where bun differs (test files are
-// written against bun); `toEqual`, `toStrictEqual`, `toMatchObject` and the asymmetric
-// matchers share it.
+// js/test/expect/equality.ts — Equality: jest's `equals` with iterable equality, bent where bun
+// differs (test files are written against bun); `toEqual`, `toStrictEqual`, `toMatchObject` and the
+// asymmetric matchers share it.
 
 import { AsymmetricMatcher } from "./asymmetric_matcher.ts";
 

@@ -1,5 +1,6 @@
-// js/test/expect/matchers.ts — What a matcher decides: the judges, one per matcher, and how a verdict becomes a failure
-// (`AssertionError` with its `matcherResult`), now or once a promise settles.
+// js/test/expect/matchers.ts — What a matcher decides: the judges, one per matcher, and how a
+// verdict becomes a failure (`AssertionError` with its `matcherResult`), now or once a promise
+// settles.
 
 import { AsymmetricMatcher } from "./asymmetric_matcher.ts";
 import { freshRegExp } from "./asymmetric.ts";

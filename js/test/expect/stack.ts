@@ -1,4 +1,5 @@
-// js/test/expect/stack.ts — Stack frames, kept generic: QuickJS and V8 both write frames as `    at name (file:line:col)`.
+// js/test/expect/stack.ts — Stack frames, kept generic: QuickJS and V8 both write frames as `    at
+// name (file:line:col)`.
 
 /** The frame lines of an `Error#stack` (the `at ...` lines), without the message V8 puts first. */
 export function stackFrames(stack: string | undefined): string[] {

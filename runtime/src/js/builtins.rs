@@ -127,8 +127,8 @@ fn source(canonical: &str) -> Option<&'static str> {
 pub struct BuiltinCode {
     /// The module compiled at build time by this binary's own QuickJS (`Module::load` reads it).
     pub bytecode: &'static [u8],
-    /// From positions in the stripped JS to positions in `source`.
-    pub map: PositionMap,
+    /// From positions in the stripped JS to positions in `source`, shared by every host.
+    pub map: Arc<PositionMap>,
     /// The TypeScript, for code frames.
     pub source: &'static str,
 }
@@ -147,13 +147,15 @@ pub fn load(canonical: &str) -> Option<Result<Arc<BuiltinCode>, String>> {
             "built-in module {canonical} was not compiled at build time; rebuild awf"
         )));
     };
-    let map = PositionMap::from_pairs(pairs.iter().map(|&(line, col, ts_line, ts_col)| {
-        let source = SourcePos {
-            line: ts_line,
-            col: ts_col,
-        };
-        (SourcePos { line, col }, source)
-    }));
+    let map = Arc::new(PositionMap::from_pairs(pairs.iter().map(
+        |&(line, col, ts_line, ts_col)| {
+            let source = SourcePos {
+                line: ts_line,
+                col: ts_col,
+            };
+            (SourcePos { line, col }, source)
+        },
+    )));
     let built = Arc::new(BuiltinCode {
         bytecode,
         map,

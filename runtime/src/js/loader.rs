@@ -11,6 +11,8 @@
 
 use std::path::{Path, PathBuf};
 
+use std::sync::Arc;
+
 use rquickjs::loader::{ImportAttributes, Loader, Resolver};
 use rquickjs::module::Declared;
 use rquickjs::{Ctx, Exception, Module, Object, Value};
@@ -119,7 +121,7 @@ impl Loader for AwfLoader {
         state
             .sources
             .borrow_mut()
-            .insert(name, source, transpiled.map);
+            .insert(name, source, transpiled.map.map(Arc::new));
         let module = Module::declare(ctx.clone(), name, transpiled.code)?;
         set_import_meta(&module, name)?;
         Ok(module)
@@ -142,8 +144,13 @@ pub fn declare_builtin<'js>(
         state
             .sources
             .borrow_mut()
-            .insert(name, built.source.to_string(), Some(built.map.clone()));
+            .insert(name, built.source, Some(built.map.clone()));
     }
+    tracing::trace!(
+        module = name,
+        bytes = built.bytecode.len(),
+        "built-in loaded"
+    );
     // SAFETY: runtime/build.rs wrote these bytes with this binary's own QuickJS (one rquickjs
     // from Cargo.lock for both), from the module of this name.
     Some(unsafe { Module::load(ctx.clone(), built.bytecode) })

@@ -4,7 +4,9 @@
 //! with each module's source text, for the stack formatter (`Error.prepareStackTrace`) and for
 //! code frames in error messages. Modules loaded as written (JavaScript) have no map.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// A 1-based line and column.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -51,13 +53,20 @@ pub struct SourceRegistry {
     modules: HashMap<String, LoadedSource>,
 }
 
+/// A built-in's source and map are the binary's, shared by every host; a file's are its own.
 struct LoadedSource {
-    source: String,
-    map: Option<PositionMap>,
+    source: Cow<'static, str>,
+    map: Option<Arc<PositionMap>>,
 }
 
 impl SourceRegistry {
-    pub fn insert(&mut self, name: &str, source: String, map: Option<PositionMap>) {
+    pub fn insert(
+        &mut self,
+        name: &str,
+        source: impl Into<Cow<'static, str>>,
+        map: Option<Arc<PositionMap>>,
+    ) {
+        let source = source.into();
         self.modules
             .insert(name.to_string(), LoadedSource { source, map });
     }
@@ -107,7 +116,7 @@ mod tests {
     #[test]
     fn modules_without_a_map_keep_their_positions() {
         let mut registry = SourceRegistry::default();
-        registry.insert("/a.js", "let a;\nlet b;\n".into(), None);
+        registry.insert("/a.js", "let a;\nlet b;\n", None);
         assert_eq!(registry.to_source("/a.js", pos(2, 3)), Some(pos(2, 3)));
         assert_eq!(registry.source_line("/a.js", 2), Some("let b;"));
         assert_eq!(registry.to_source("/b.js", pos(1, 1)), None);

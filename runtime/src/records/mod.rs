@@ -70,8 +70,12 @@ impl RunDir {
     /// Writes `name` (e.g. `output.json`) whole and durably, after the writes left behind; an
     /// error of one of those is returned too, naming its file.
     pub fn write_json(&self, name: &str, value: &serde_json::Value) -> io::Result<()> {
+        let target = self.path.join(name);
+        // The file goes to disk while the writes left behind still do (two flushes at once, not
+        // one after the other); it takes its name only after them, so files still land in order.
+        let written = write_durably(&target, &json_text(value)?);
         let earlier = self.catch_up();
-        write_atomically(&self.path.join(name), &json_text(value)?)?;
+        publish(&written?, &target)?;
         earlier
     }
 
@@ -187,19 +191,28 @@ fn json_text(value: &serde_json::Value) -> io::Result<Vec<u8>> {
 
 /// Temp file beside the target, fsync, rename: the target is either old or whole.
 pub fn write_atomically(target: &Path, bytes: &[u8]) -> io::Result<()> {
+    publish(&write_durably(target, bytes)?, target)
+}
+
+/// Writes `bytes` to a temp file beside `target` and waits until they are on disk; gives the
+/// temp file's path.
+fn write_durably(target: &Path, bytes: &[u8]) -> io::Result<PathBuf> {
     let dir = target.parent().unwrap_or(Path::new("."));
     let name = target
         .file_name()
         .and_then(|n| n.to_str())
         .unwrap_or("file");
     let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    {
-        let mut file = File::create(&temp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-    }
-    fs::rename(&temp, target).inspect_err(|_| {
-        let _ = fs::remove_file(&temp);
+    let mut file = File::create(&temp)?;
+    file.write_all(bytes)?;
+    file.sync_all()?;
+    Ok(temp)
+}
+
+/// Gives the durable temp file its name: readers see the whole file or none.
+fn publish(temp: &Path, target: &Path) -> io::Result<()> {
+    fs::rename(temp, target).inspect_err(|_| {
+        let _ = fs::remove_file(temp);
     })
 }
 

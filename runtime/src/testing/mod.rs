@@ -34,7 +34,7 @@ use event::{TestEvent, TestFile, Totals};
 use file::{FileMessage, FileSettings};
 use report::TestReporter;
 
-/// Stack of each file's thread: QuickJS stops JS at 4 MiB of stack (engine.rs), with room to
+/// Stack of each file's thread: QuickJS stops JS at 4 MiB of stack (js/engine/js_runtime.rs), with room to
 /// spare for the Rust frames around it.
 const FILE_THREAD_STACK: usize = 8 * 1024 * 1024;
 

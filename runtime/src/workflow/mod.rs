@@ -38,6 +38,9 @@ pub struct RunOptions {
     pub overrides: RuntimeOverrides,
     /// Who watches the run as it happens (the live view), beside the records.
     pub observer: Option<std::sync::Arc<dyn crate::records::RunObserver>>,
+    /// The process exits when the run returns (`awf run`): the JS engine's memory is left to
+    /// the operating system rather than freed object by object.
+    pub process_exits_after: bool,
 }
 
 /// How a run ended, for the CLI to print.
@@ -149,6 +152,9 @@ pub async fn run_file(options: RunOptions) -> RunReport {
     }
     .instrument(span.clone())
     .await;
+    if options.process_exits_after {
+        host.leak_engine_at_exit();
+    }
     drop(host);
     span.in_scope(|| finish(&run, end))
 }
