@@ -59,6 +59,10 @@ cases![
     a_prepare_value_that_is_not_json_is_a_usage_error,
     // A run nothing can finish.
     a_run_that_can_never_finish_is_reported_not_hung,
+    // An awf function refusing a call whose arguments span lines: where the call is written.
+    an_open_spanning_lines_points_at_the_call,
+    a_tool_spanning_lines_points_at_the_call,
+    a_bad_schema_points_at_its_property,
 ];
 
 fn specs() -> PathBuf {

@@ -10,6 +10,9 @@ use std::path::Path;
 
 use rquickjs::{CaughtError, Ctx, Object, Value};
 
+use super::call_site;
+use super::source_map::SourcePos;
+
 /// Where in a source file an error was written (1-based).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Location {
@@ -96,6 +99,51 @@ impl JsError {
             location: location(object),
             unhandled: false,
         }
+        .at_call_site()
+    }
+
+    /// An error one of awf's own functions threw (its stack starts in awf's built-ins) at the
+    /// author's call of it: located where that call is written, which may be lines above the
+    /// position QuickJS gives its frame (call_site.rs), or at the property of its argument the
+    /// message names by JSON pointer.
+    fn at_call_site(mut self) -> JsError {
+        if self.location.is_some() {
+            return self;
+        }
+        let mut callee = None;
+        let mut user = None;
+        for frame in self.stack.lines().filter_map(Frame::parse) {
+            if frame.file.starts_with("awf:") {
+                callee = frame.function;
+            } else if frame.file != "native" {
+                user = Some(frame);
+                break;
+            }
+        }
+        let (Some(callee), Some(user)) = (callee, user) else {
+            return self;
+        };
+        let Ok(source) = std::fs::read_to_string(user.file) else {
+            return self;
+        };
+        let pointer = self
+            .message
+            .split(" at /")
+            .nth(1)
+            .and_then(|rest| rest.split([':', ' ']).next())
+            .map(|path| format!("/{path}"));
+        let at = SourcePos {
+            line: user.line,
+            col: user.col,
+        };
+        if let Some(found) = call_site::locate(&source, at, callee, pointer.as_deref()) {
+            self.location = Some(Location {
+                file: user.file.to_string(),
+                line: found.line,
+                col: found.col,
+            });
+        }
+        self
     }
 
     /// The first line: `Name: message`, or just the message for awf's own errors.
@@ -180,6 +228,41 @@ fn describe<'js>(ctx: &Ctx<'js>, value: &Value<'js>) -> String {
         .flatten()
         .and_then(|s| s.to_string().ok())
         .unwrap_or_else(|| value.type_name().to_string())
+}
+
+/// One `at function (file:line:col)` line of a stack.
+struct Frame<'a> {
+    function: Option<&'a str>,
+    file: &'a str,
+    line: u32,
+    col: u32,
+}
+
+impl<'a> Frame<'a> {
+    fn parse(line: &'a str) -> Option<Frame<'a>> {
+        let frame = line.trim().strip_prefix("at ")?;
+        let (function, at) = match frame.strip_suffix(')').and_then(|f| f.rsplit_once(" (")) {
+            Some((function, at)) => (Some(function), at),
+            None => (None, frame),
+        };
+        if at == "native" {
+            return Some(Frame {
+                function,
+                file: "native",
+                line: 0,
+                col: 0,
+            });
+        }
+        let mut parts = at.rsplitn(3, ':');
+        let col = parts.next()?.parse().ok()?;
+        let line = parts.next()?.parse().ok()?;
+        Some(Frame {
+            function,
+            file: parts.next()?,
+            line,
+            col,
+        })
+    }
 }
 
 fn location(object: &Object<'_>) -> Option<Location> {

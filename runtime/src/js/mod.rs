@@ -14,6 +14,7 @@
 
 mod builtin_path;
 mod builtins;
+mod call_site;
 mod convert;
 mod engine;
 mod errors;
