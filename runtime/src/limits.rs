@@ -34,9 +34,11 @@ pub const MAX_HARNESS_LINE_BYTES: usize = 4 * 1024 * 1024;
 /// Longest text (a shell command, an assistant message, an error) an activity event records.
 pub const MAX_ACTIVITY_TEXT_BYTES: usize = 4 * 1024;
 
-/// Deepest nesting of arrays and objects awf reads as JSON from a workflow (results, tool
-/// results, answers, log fields); deeper is refused rather than walked off the stack.
-pub const MAX_JSON_DEPTH: usize = 1000;
+/// Deepest nesting of arrays and objects awf takes as JSON, from a workflow (results, tool
+/// results, answers, log fields) and from an agent (inputs and answers on standard input);
+/// deeper is refused rather than walked off the stack. It is serde_json's own parser limit, so
+/// whatever awf writes (events.jsonl, output.json) it can read back.
+pub const MAX_JSON_DEPTH: usize = 127;
 
 /// Largest answer (`wfa result`) or tool input, in bytes.
 pub const MAX_PAYLOAD_BYTES: usize = 1024 * 1024;

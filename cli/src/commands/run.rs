@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use awf_runtime::duration::parse_duration;
+use awf_runtime::duration::parse_timeout;
 use awf_runtime::harness::RuntimeOverrides;
 use awf_runtime::workflow::{self, Ending, RunOptions};
 
@@ -14,7 +14,7 @@ pub fn run(args: RunArgs) -> i32 {
         Ok(cwd) => cwd,
         Err(message) => return usage_error(&message),
     };
-    let timeout = match parse_duration(&args.timeout) {
+    let timeout = match parse_timeout(&args.timeout) {
         Ok(t) => t,
         Err(message) => return usage_error(&format!("--timeout: {message}")),
     };

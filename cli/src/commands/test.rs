@@ -6,7 +6,7 @@ use std::io::{BufWriter, IsTerminal};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use awf_runtime::duration::parse_duration;
+use awf_runtime::duration::{parse_duration, timeout_from_millis};
 use awf_runtime::limits::DEFAULT_TEST_TIMEOUT;
 use awf_runtime::testing::report::{JunitReporter, PrettyOptions, PrettyReporter, TestReporter};
 use awf_runtime::testing::{TestOptions, TestRun};
@@ -103,7 +103,8 @@ pub fn run(args: TestArgs) -> i32 {
 /// `500ms`, `10s`, `2m`; a bare number is milliseconds (bun's `--timeout 5000`); 0 is no limit.
 fn parse_timeout(text: &str) -> Result<Duration, String> {
     match text.trim().parse::<u64>() {
-        Ok(ms) => Ok(Duration::from_millis(ms)),
+        Ok(0) => Ok(Duration::ZERO),
+        Ok(ms) => timeout_from_millis(ms as f64),
         Err(_) => parse_duration(text),
     }
 }

@@ -18,7 +18,7 @@ use super::spec::AgentSpec;
 use crate::channel::refusal::Code;
 use crate::channel::server::AgentSocket;
 use crate::channel::wire::Response;
-use crate::duration::{format_duration, parse_duration};
+use crate::duration::{format_duration, parse_timeout};
 use crate::harness::{Harness, NativeSession, Usage};
 use crate::js::JsRequester;
 use crate::records::{time, Event};
@@ -297,7 +297,7 @@ impl Agent {
             );
         }
         if let Some(text) = timeout {
-            if let Err(problem) = parse_duration(text) {
+            if let Err(problem) = parse_timeout(text) {
                 return refused(
                     Code::InvalidRequest,
                     &format!("--timeout: {problem}"),
@@ -375,6 +375,10 @@ impl Caller for Agent {
 
     fn js(&self) -> &JsRequester {
         &self.link.js
+    }
+
+    fn cancelled(&self) -> tokio::sync::watch::Receiver<bool> {
+        self.link.cancelled.clone()
     }
 }
 

@@ -290,7 +290,9 @@ fn bounded(text: &str) -> String {
 /// The least of a turn's own timeout and the run's deadline, fixed now.
 pub fn deadline(timeout: Option<Duration>, run_deadline: Instant) -> Instant {
     match timeout {
-        Some(t) => (Instant::now() + t).min(run_deadline),
+        Some(t) => Instant::now()
+            .checked_add(t)
+            .map_or(run_deadline, |at| at.min(run_deadline)),
         None => run_deadline,
     }
 }

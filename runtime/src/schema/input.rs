@@ -7,6 +7,7 @@
 use serde_json::Value;
 
 use super::{FieldError, Schema};
+use crate::limits::MAX_JSON_DEPTH;
 
 /// One reason an agent's input was not accepted.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -43,6 +44,13 @@ pub enum InputProblem {
         quoted_words(.words)
     )]
     StrayWords { words: Vec<String> },
+    /// An integer too large to reach the workflow exactly (past 2^53 - 1); refused rather than
+    /// rounded.
+    #[error(
+        "{option}: {word} is past 2^53 - 1 (9007199254740991), the largest integer that reaches \
+         the workflow exactly; send a smaller number, or the digits as text if the field takes text"
+    )]
+    InexactInteger { option: String, word: String },
     /// The value does not fit the schema.
     #[error("{0}")]
     Field(FieldError),
@@ -93,6 +101,8 @@ pub fn parse_json_payload(schema: &Schema, text: &str) -> Result<Value, Vec<Inpu
     let value: Value = serde_json::from_str(text).map_err(|error| {
         let detail = if text.trim().is_empty() {
             "it is empty".to_string()
+        } else if error.to_string().starts_with("recursion limit exceeded") {
+            format!("it is nested more than {MAX_JSON_DEPTH} levels deep, the limit")
         } else {
             error.to_string()
         };
@@ -129,6 +139,17 @@ mod tests {
             "required": ["id", "labels"]
         }))
         .unwrap()
+    }
+
+    #[test]
+    fn the_depth_limit_is_the_one_in_limits() {
+        let any = Schema::compile(json!({})).unwrap();
+        let nested = |depth: usize| format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        assert!(parse_json_payload(&any, &nested(MAX_JSON_DEPTH)).is_ok());
+        assert_eq!(
+            lines(parse_json_payload(&any, &nested(MAX_JSON_DEPTH + 1))),
+            [format!("the input is not valid JSON (it is nested more than {MAX_JSON_DEPTH} levels deep, the limit); send exactly one JSON value")]
+        );
     }
 
     #[test]

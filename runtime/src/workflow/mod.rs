@@ -110,7 +110,8 @@ impl Run {
             argv: spec.argv.to_vec(),
         })?;
         let records = Arc::new(records);
-        let deadline = Instant::now() + spec.timeout;
+        let timeout = spec.timeout.min(crate::duration::MAX_DURATION);
+        let deadline = Instant::now() + timeout;
         let (cancel, cancelled) = tokio::sync::watch::channel(false);
         let agents = Agents::new(RunLink {
             run_id: id.clone(),
