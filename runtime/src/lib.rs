@@ -10,6 +10,7 @@
 //! - `tools`: workflow tools: registry checks at open, dispatch of one call.
 //! - `channel`: the per-agent Unix socket, the wire protocol, launchers.
 //! - `harness`: how each agent runtime runs a turn: `command`, `scripted`, the agent CLIs.
+//! - `os`: what awf asks of Linux: /proc, cgroup v2, the open-file limit.
 //! - `records`: the run folder, events.jsonl, output.json, `awf logs`.
 //! - `testing`: `awf test`.
 
@@ -20,6 +21,7 @@ pub mod env;
 pub mod harness;
 pub mod js;
 pub mod limits;
+pub mod os;
 pub mod paths;
 pub mod records;
 pub mod schema;

@@ -2,8 +2,9 @@
 
 use std::io::Write;
 
+use awf_runtime::records::ending;
 use awf_runtime::records::logs::{self, LogFilter};
-use awf_runtime::records::reader::read_events;
+use awf_runtime::records::reader::each_event;
 
 use crate::args::LogsArgs;
 
@@ -22,29 +23,32 @@ pub fn run(args: LogsArgs) -> i32 {
             return 2;
         }
     };
+    // A run whose awf died (kill -9, a crash) is closed as interrupted before it is shown.
+    awf_runtime::channel::sweep::sweep_dead_runs();
+    let _ = ending::close_if_orphaned(&dir);
     let path = dir.join("events.jsonl");
-    let events = match read_events(&path) {
-        Ok(events) => events,
-        Err(e) => {
-            eprintln!("awf: cannot read {}: {e}", path.display());
-            return 1;
-        }
-    };
     let filter = LogFilter {
         agent: args.agent,
         tool: args.tool,
     };
     let mut out = std::io::stdout().lock();
-    for event in events.iter().filter(|e| filter.keeps(e)) {
+    let streamed = each_event(&path, |event| {
+        if !filter.keeps(&event) {
+            return true;
+        }
         let text = if args.json {
             event.to_string()
         } else {
-            logs::line(event)
+            logs::line(&event)
         };
-        if writeln!(out, "{text}").is_err() {
-            // A closed pipe (`awf logs | head`) is not an error.
-            return 0;
+        // A closed pipe (`awf logs | head`) is not an error: stop quietly.
+        writeln!(out, "{text}").is_ok()
+    });
+    match streamed {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("awf: cannot read {}: {e}", path.display());
+            1
         }
     }
-    0
 }

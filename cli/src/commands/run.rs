@@ -29,6 +29,10 @@ pub fn run(args: RunArgs) -> i32 {
         timeout,
         overrides,
     };
+    // Many agents, each with connections and pipes, need more than a 1024-file default.
+    awf_runtime::os::raise_open_files_limit();
+    // Leftovers of runs whose awf died: their control folders, cgroups, unended records.
+    awf_runtime::channel::sweep::sweep_dead_runs();
     let Some(runtime) = super::async_runtime() else {
         return 1;
     };

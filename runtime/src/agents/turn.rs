@@ -112,6 +112,7 @@ pub async fn run(agent: Arc<Agent>, mut request: TurnRequest) -> Outcome {
                 cancelled: agent.link.cancelled.clone(),
                 answered: &answered,
                 sink: &recorder,
+                supervision: &agent.supervision,
             })
             .await;
         outputs.extend(report.output);
@@ -259,6 +260,10 @@ impl TurnSink for AttemptRecorder<'_> {
             },
         };
         self.agent.record(&recorded);
+    }
+
+    fn process(&self, root: Option<i32>) {
+        self.agent.set_process_root(root);
     }
 
     fn keep_output(&self, stream: Stream, captured: &Captured) -> Option<String> {

@@ -85,6 +85,7 @@ impl Run {
             RunMode::Scripted { records_root, .. } => records_root.as_path(),
         };
         let records = RunDir::create(records_root, spec.workflow, &id)?;
+        let me = crate::os::proc::Identity::current();
         if scripted {
             records.keep_events();
         }
@@ -100,6 +101,8 @@ impl Run {
                 "argv": spec.argv,
                 "timeoutMs": spec.timeout.as_millis() as u64,
                 "startedAt": time::rfc3339(started),
+                // Who runs it: a later awf closes the records of a run whose awf is gone.
+                "awf": { "pid": me.pid, "start": me.start },
             }),
         )?;
         records.append(&Event::RunStarted {
@@ -428,6 +431,10 @@ fn finish(run: &Run, end: Result<CallEnd, Stop>) -> RunReport {
     }
     if let Some(usage) = run.agents.usage_json() {
         record["usage"] = usage;
+    }
+    let dropped = run.records.dropped_events();
+    if dropped > 0 {
+        record["eventsDropped"] = json!(dropped);
     }
     if let Some(error) = &error {
         record["reason"] = json!(error.headline());
