@@ -32,7 +32,7 @@ pub fn timeout_from_millis(ms: f64) -> Result<Duration, String> {
     }
     match Duration::try_from_secs_f64(ms / 1000.0) {
         Ok(duration) if duration <= MAX_DURATION => Ok(duration.max(Duration::from_nanos(1))),
-        _ => Err(too_long(&format!("{ms}ms"))),
+        _ => Err(too_long(&format!("{ms:e}ms"))),
     }
 }
 

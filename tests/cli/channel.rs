@@ -219,11 +219,9 @@ fn malformed_requests_are_refused_with_their_code_and_the_server_goes_on() {
         )),
         "invalid-request"
     );
-    let mut huge =
-        b"{\"version\":1,\"command\":\"result\",\"turn\":\"t1\",\"args\":[],\"stdin\":\"".to_vec();
-    huge.extend(std::iter::repeat_n(b'a', 3 * 1024 * 1024));
-    huge.extend(b"\"}\n");
-    assert_eq!(code(&exchange(&socket, &huge)), "request-too-large");
+    // An oversized raw line is refused `request-too-large` by the server before it is read
+    // whole; through the relay the early close resets the relay's side, so that case is
+    // `channel::bad_answers_are_refused_and_the_turn_stays_open` ("too large", through wfa).
     // A connection that sends nothing does not hold up the next one.
     let silent = UnixStream::connect(&socket).unwrap();
     let listing = exchange(&socket, b"{\"version\":1,\"command\":\"tools\"}\n");

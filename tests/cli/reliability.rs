@@ -79,7 +79,10 @@ fn setsid_grandchild_dies_with_its_turn(tracking: &str) {
     assert_eq!(ran.assert_success().json()["value"], "done");
     let grandchild = pid_in(&project, "gc.pid");
     wait_gone(grandchild, "the setsid grandchild");
-    let run: Value = serde_json::from_str(&std::fs::read_to_string(project.only_run_dir("t").join("run.json")).unwrap()).unwrap();
+    let run: Value = serde_json::from_str(
+        &std::fs::read_to_string(project.only_run_dir("t").join("run.json")).unwrap(),
+    )
+    .unwrap();
     let _ = run;
     let opened = &project.events_of("t", "agent-opened")[0];
     assert_eq!(opened["tracking"], tracking, "{opened}");
@@ -112,17 +115,28 @@ fn kill_9_leaves_nothing(tracking: &str) {
         .as_str()
         .unwrap()
         .to_string();
-    let control = PathBuf::from(&launcher).parent().unwrap().parent().unwrap().to_path_buf();
+    let control = PathBuf::from(&launcher)
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .to_path_buf();
     // SAFETY: plain syscall on our own child.
     unsafe { libc::kill(awf.id() as i32, libc::SIGKILL) };
     awf.wait().unwrap();
     wait_gone(agent, "the agent");
     wait_gone(grandchild, "the agent's setsid grandchild");
-    assert!(control.exists(), "the control folder is left until a later awf");
+    assert!(
+        control.exists(),
+        "the control folder is left until a later awf"
+    );
     // A later awf: `awf logs` sweeps dead runs and shows this one interrupted.
     let logs = project.awf(&["logs"]).run();
     logs.assert_success();
-    assert_has(&logs.stdout, "run ended interrupted: awf ended without closing the run");
+    assert_has(
+        &logs.stdout,
+        "run ended interrupted: awf ended without closing the run",
+    );
     assert!(!control.exists(), "{} was not removed", control.display());
     let output: Value = serde_json::from_str(&project.read(&format!(
         ".awf/runs/t/{}/output.json",
@@ -195,7 +209,12 @@ fn held_run(project: &TempProject) -> (Child, PathBuf) {
 fn finish(project: &TempProject, mut child: Child) -> Value {
     std::fs::write(project.path().join("go"), "").unwrap();
     let mut stdout = String::new();
-    child.stdout.take().unwrap().read_to_string(&mut stdout).unwrap();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut stdout)
+        .unwrap();
     assert!(child.wait().unwrap().success());
     serde_json::from_str(&stdout).unwrap()
 }
@@ -208,7 +227,10 @@ fn a_process_outside_the_agent_and_another_user_are_refused() {
     // This test process is not the agent's: refused before anything runs.
     let outside = Command::new(&wfa).args(["tool", "slow"]).output().unwrap();
     assert_eq!(outside.status.code(), Some(2));
-    assert_has(&String::from_utf8_lossy(&outside.stderr), "refused (forbidden)");
+    assert_has(
+        &String::from_utf8_lossy(&outside.stderr),
+        "refused (forbidden)",
+    );
     // Another user cannot reach the folder at all (0700).
     let setpriv = crate::util::which("setpriv").expect(
         "setpriv is not on PATH; hint: apt-get install -y util-linux (it runs a command as another uid)",
@@ -225,16 +247,27 @@ fn a_process_outside_the_agent_and_another_user_are_refused() {
     assert_has(&String::from_utf8_lossy(&other.stderr), "permission denied");
     // With the folder opened up by hand (as root), the kernel's peer check still refuses it.
     use std::os::unix::fs::PermissionsExt;
-    let open = |path: &Path, mode| std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+    let open = |path: &Path, mode| {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap()
+    };
     open(dir.parent().unwrap(), 0o755);
     open(&dir, 0o755);
     open(&dir.join("s.sock"), 0o777);
     let other = nobody(true);
     assert_eq!(other.status.code(), Some(2), "{other:?}");
-    assert_has(&String::from_utf8_lossy(&other.stderr), "a process of another user (uid 65534)");
+    assert_has(
+        &String::from_utf8_lossy(&other.stderr),
+        "a process of another user (uid 65534)",
+    );
     assert_eq!(finish(&project, child)["value"], "fine");
-    // After the run, its launcher is stale: nothing to reach.
-    let stale = Command::new(&wfa).args(["tool", "slow"]).output().unwrap();
+    // After the run, its launcher is gone, and its socket reaches nothing.
+    assert!(!wfa.exists());
+    let stale = Command::new(crate::util::wfa_bin())
+        .arg("--channel")
+        .arg(dir.join("s.sock"))
+        .args(["tool", "slow"])
+        .output()
+        .unwrap();
     assert_eq!(stale.status.code(), Some(4));
 }
 
@@ -244,7 +277,10 @@ fn a_guessed_socket_path_is_refused_and_turn_ids_are_not_guessable() {
     let (child, dir) = held_run(&project);
     let name = dir.file_name().unwrap().to_str().unwrap().to_string();
     assert_eq!(name.len(), 12, "{name}");
-    let turn = project.events_of("t", "turn-started")[0]["turn"].as_str().unwrap().to_string();
+    let turn = project.events_of("t", "turn-started")[0]["turn"]
+        .as_str()
+        .unwrap()
+        .to_string();
     assert!(turn.starts_with("t1-") && turn.len() == 9, "{turn}");
     let guessed = Command::new(crate::util::wfa_bin())
         .arg("--channel")
@@ -254,7 +290,10 @@ fn a_guessed_socket_path_is_refused_and_turn_ids_are_not_guessable() {
         .output()
         .unwrap();
     assert_eq!(guessed.status.code(), Some(2));
-    assert_has(&String::from_utf8_lossy(&guessed.stderr), "refused (forbidden)");
+    assert_has(
+        &String::from_utf8_lossy(&guessed.stderr),
+        "refused (forbidden)",
+    );
     assert_eq!(finish(&project, child)["value"], "fine");
 }
 
@@ -266,17 +305,26 @@ fn one_agent_cannot_hold_the_runs_connections_or_memory() {
         .script(
             "agent.sh",
             &format!(
-                "#!/bin/sh\ncat > /dev/null\nS=\"$(dirname \"$AWF_WFA\")/s.sock\"\nnode {hold} \"$S\" 40 &\nwhile [ ! -e \"$S.held\" ]; do sleep 0.02; done\n\"$AWF_WFA\" tool > conn.out 2>&1; echo \"exit=$?\" >> conn.out\nkill $!\nrm -f \"$S.held\"\nnode {hold} \"$S\" 4 2000000 &\nwhile [ ! -e \"$S.held\" ]; do sleep 0.02; done\n\"$AWF_WFA\" tool > bytes.out 2>&1; echo \"exit=$?\" >> bytes.out\nkill $!\n\"$AWF_WFA\" result \"$AWF_TURN\" <<'WF_JSON'\nfine\nWF_JSON\n",
+                "#!/bin/sh\ncat > /dev/null\nS=\"$(dirname \"$AWF_WFA\")/s.sock\"\nnode {hold} \"$S\" 40 8 &\nwhile [ ! -e \"$S.held\" ]; do sleep 0.02; done\n\"$AWF_WFA\" tool > conn.out 2>&1; echo \"exit=$?\" >> conn.out\nkill $!\nrm -f \"$S.held\"\nnode {hold} \"$S\" 4 1 2090000 &\nwhile [ ! -e \"$S.held\" ]; do sleep 0.02; done\nhead -c 100000 /dev/zero | tr '\\0' a | \"$AWF_WFA\" tool slow > bytes.out 2>&1; echo \"exit=$?\" >> bytes.out\nkill $!\n\"$AWF_WFA\" result \"$AWF_TURN\" <<'WF_JSON'\nfine\nWF_JSON\n",
                 hold = hold.display()
             ),
         )
         .file("wf.ts", ONE_AGENT);
-    let ran = project.awf(&["run", "wf.ts"]).run();
+    let ran = project
+        .awf(&["run", "wf.ts"])
+        .bound(Duration::from_secs(120))
+        .run();
     assert_eq!(ran.assert_success().json()["value"], "fine");
     let conn = project.read("conn.out");
-    assert_has(&conn, "refused (busy): this agent's socket already serves 32 connections");
+    assert_has(
+        &conn,
+        "refused (busy): this agent's socket already serves 32 connections",
+    );
     let bytes = project.read("bytes.out");
-    assert_has(&bytes, "refused (busy): this agent's connections hold 6 MiB of unfinished requests");
+    assert_has(
+        &bytes,
+        "refused (busy): this agent's connections hold 6 MiB of unfinished requests",
+    );
 }
 
 #[test]
@@ -290,7 +338,10 @@ fn the_soft_open_file_limit_is_raised_at_start() {
         .file("wf.ts", ONE_AGENT);
     let ran = Command::new("sh")
         .arg("-c")
-        .arg(format!("ulimit -Sn 256; exec {} run wf.ts", awf_bin().display()))
+        .arg(format!(
+            "ulimit -Sn 256; exec {} run wf.ts",
+            awf_bin().display()
+        ))
         .current_dir(project.path())
         .output()
         .unwrap();
@@ -323,7 +374,13 @@ fn a_run_past_its_events_cap_says_so_and_keeps_working() {
     let dropped = record["eventsDropped"].as_u64().unwrap();
     assert!(dropped > 100, "{record}");
     let events = project.events("t");
-    assert_eq!(events.iter().filter(|e| e["event"] == "events-capped").count(), 1);
+    assert_eq!(
+        events
+            .iter()
+            .filter(|e| e["event"] == "events-capped")
+            .count(),
+        1
+    );
     assert_eq!(events.last().unwrap()["event"], "run-ended");
     let logs = project.awf(&["logs"]).run();
     assert_has(&logs.stdout, "events file reached its cap of 3.9 KiB");
@@ -375,7 +432,10 @@ fn an_agent_can_be_kept_from_inheriting_credentials() {
         .env("KEEP_ME", "kept")
         .run()
         .assert_success();
-    assert_eq!(project.read("env.txt"), "none|plain|kept|path\nnone|none|kept|path\n");
+    assert_eq!(
+        project.read("env.txt"),
+        "none|plain|kept|path\nnone|none|kept|path\n"
+    );
 }
 
 #[test]
@@ -422,7 +482,10 @@ fn a_tool_timeout_out_of_range_is_refused_when_the_agent_opens() {
 fn a_call_cut_by_ctrl_c_is_recorded_cancelled() {
     let project = TempProject::new();
     project
-        .script("agent.sh", "#!/bin/sh\ncat > /dev/null\n\"$AWF_WFA\" tool slow\n")
+        .script(
+            "agent.sh",
+            "#!/bin/sh\ncat > /dev/null\n\"$AWF_WFA\" tool slow\n",
+        )
         .file("wf.ts", ONE_AGENT);
     let mut awf = start_awf(&project, &[]);
     let events = project.path().join(".awf/runs/t");
@@ -467,11 +530,17 @@ fn wfa_reads_piped_json_from_a_slow_producer_and_refuses_a_silent_pipe() {
 });
 "#,
         );
-    let ran = project.awf(&["run", "wf.ts"]).bound(Duration::from_secs(60)).run();
-    assert_eq!(ran.assert_success().json(), "the answer\n");
+    let ran = project
+        .awf(&["run", "wf.ts"])
+        .bound(Duration::from_secs(60))
+        .run();
+    assert_eq!(ran.assert_success().json(), "the answer");
     assert_eq!(project.read("slow.out"), "got a\nexit=0\n");
     let silent = project.read("silent.out");
-    assert_has(&silent, "refused (invalid-input): nothing arrived on standard input within 5 s");
+    assert_has(
+        &silent,
+        "refused (invalid-input): nothing arrived on standard input within 5 s",
+    );
     assert_has(&silent, "<<'WF_JSON'");
     assert_has(&silent, "exit=2");
     assert_eq!(project.read("plain.out"), "plain\nexit=0\n");

@@ -649,7 +649,7 @@ fn a_result_nested_too_deep_is_refused_not_a_crash() {
         "exit: 1
 --- stdout
 --- stderr
-awf: run failed: run() returned a result that is not JSON: value.next.next.next.next.next.next.next.next.next.next.next… is nested more than 1000 levels deep, which is not JSON
+awf: run failed: run() returned a result that is not JSON: value.next.next.next.next.next.next.next.next.next.next.next… is nested more than 127 levels deep, which is not JSON
 awf: records in .awf/runs/deep/[RUN_ID]
 ",
     );

@@ -37,10 +37,14 @@ pub struct Supervision {
 }
 
 impl Supervision {
-    /// Makes the run's cgroup (`awf-<run id>` under awf's own) if the machine lets awf.
+    /// Makes the run's cgroup (`awf-<run id>` under awf's own) if the machine lets awf, unless
+    /// `$AWF_PROCESS_TRACKING` is `subreaper` (the fallback, chosen by hand).
     pub fn new(run_id: &str) -> Supervision {
-        let run_cgroup =
-            Cgroup::own().and_then(|own| own.make_child(&format!("awf-{run_id}")).ok());
+        let chosen = std::env::var(crate::env::AWF_PROCESS_TRACKING).unwrap_or_default();
+        let run_cgroup = (chosen != "subreaper")
+            .then(Cgroup::own)
+            .flatten()
+            .and_then(|own| own.make_child(&format!("awf-{run_id}")).ok());
         Supervision {
             run_cgroup,
             next: AtomicU64::new(1),

@@ -157,7 +157,13 @@ fn run(program: Option<&Path>, args: Vec<OsString>) -> Output {
 fn socket_beside(program: &Path) -> Option<PathBuf> {
     let dir = program.parent().filter(|dir| !dir.as_os_str().is_empty())?;
     let socket = dir.join(wire::SOCKET_NAME);
-    socket.exists().then_some(socket)
+    // A socket wfa may not even look at (another user's folder) is still the one meant: connecting
+    // then says why it cannot be reached.
+    match std::fs::symlink_metadata(&socket) {
+        Ok(_) => Some(socket),
+        Err(error) if error.kind() == io::ErrorKind::PermissionDenied => Some(socket),
+        Err(_) => None,
+    }
 }
 
 /// Takes `--channel <socket>` off the front of the arguments.
