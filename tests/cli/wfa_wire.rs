@@ -40,7 +40,6 @@ struct Ran {
     code: i32,
     stdout: String,
     stderr: String,
-    elapsed: Duration,
 }
 
 /// One agent's socket in a temp folder, no server yet.
@@ -135,7 +134,6 @@ fn run(mut command: Command, input: Input) -> Ran {
         Input::Null => Stdio::null(),
         Input::Text(_) | Input::IdlePipe => Stdio::piped(),
     });
-    let started = Instant::now();
     let mut child = command.spawn().unwrap();
     let stdin = child.stdin.take();
     // Kept open until wfa ends when idle; written from a thread otherwise, since wfa may stop
@@ -150,7 +148,6 @@ fn run(mut command: Command, input: Input) -> Ran {
         (_, stdin) => stdin,
     };
     let code = wait_bounded(&mut child);
-    let elapsed = started.elapsed();
     let mut stdout = String::new();
     let mut stderr = String::new();
     child
@@ -169,7 +166,6 @@ fn run(mut command: Command, input: Input) -> Ran {
         code,
         stdout,
         stderr,
-        elapsed,
     }
 }
 

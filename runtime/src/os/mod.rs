@@ -31,7 +31,7 @@ pub fn raise_open_files_limit() -> u64 {
             }
         }
     }
-    limit.rlim_cur as u64
+    limit.rlim_cur
 }
 
 #[cfg(test)]
@@ -51,6 +51,6 @@ mod tests {
             };
             libc::setrlimit(libc::RLIMIT_NOFILE, &lowered);
         }
-        assert_eq!(super::raise_open_files_limit(), limit.rlim_max as u64);
+        assert_eq!(super::raise_open_files_limit(), limit.rlim_max);
     }
 }
