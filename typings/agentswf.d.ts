@@ -196,8 +196,13 @@ declare module "agentswf" {
     instructions?: string;
     /** Where the agent works; the run's cwd by default. */
     cwd?: string;
-    /** Extra environment variables for the agent's process. */
-    env?: { [name: string]: string };
+    /**
+     * Extra environment variables for the agent's process, and what it inherits: `inherit`
+     * (`true`, the default; `false`: only PATH, HOME, USER, LOGNAME, SHELL, LANG, LANGUAGE, LC_*,
+     * TERM, TMPDIR, TZ; or those and the names or `PREFIX*` patterns listed) and `withhold`
+     * (names or patterns never inherited), e.g. `{ withhold: ["GITHUB_TOKEN", "AWS_*"] }`.
+     */
+    env?: { inherit?: boolean | string[]; withhold?: string[] } & { [name: string]: string | boolean | string[] | undefined };
     /** At most 16, named in lowercase letters, digits and `_`; checked when the agent opens. */
     tools?: { [name: string]: Tool<any> };
   }

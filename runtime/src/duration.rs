@@ -1,9 +1,15 @@
 //! Durations as authors and agents write them (`"30s"`, `"20m"`, `"1h"`, `"1500ms"`, `"1h30m"`)
-//! and as awf shows them. A leaf: it depends on nothing else in the crate.
+//! and as awf shows them, range-checked where they are given: at most `MAX_DURATION`, so that
+//! `Instant + duration` never overflows, and a time limit is never zero. A leaf but for the
+//! `Hint` trait.
 
 use std::time::Duration;
 
-/// Why a text is not a duration.
+/// The longest duration awf takes: 366 days. Anything longer is refused where it is given, so
+/// `Instant + duration` never overflows; a run or call that long has no limit in practice.
+pub const MAX_DURATION: Duration = Duration::from_secs(366 * 24 * 3600);
+
+/// Why a text or a number is not a duration awf takes.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DurationError {
     #[error("a duration is empty; write it as 1500ms, 30s, 20m or 1h")]
@@ -12,22 +18,62 @@ pub enum DurationError {
     NoUnit(String),
     #[error("\"{0}\" is not a duration; write it as 1500ms, 30s, 20m, 1h or 1h30m")]
     NotADuration(String),
+    /// `{0}` is the value as it was given, quoted or with its unit.
+    #[error("{0} is longer than awf takes (8784h); give a shorter time")]
+    TooLong(String),
+    #[error("\"{0}\" is no time at all; give at least 1ms, e.g. 30s or 20m")]
+    Zero(String),
+    #[error("{0} is not a positive number of milliseconds; give e.g. 1500 or \"30s\"")]
+    NotPositive(String),
 }
 
 impl crate::hint::Hint for DurationError {
-    /// The text already says how to write one.
+    /// The text already says what to write instead.
     fn hint(&self) -> Option<String> {
         None
     }
 }
 
-/// Parses `"1500ms"`, `"30s"`, `"20m"`, `"2h"`, `"1h30m"`, `"1.5s"`.
+/// A time limit as text: a duration (see [`parse_duration`]) that is not zero. Zero is refused,
+/// written `"0s"` as much as `0`: a limit of nothing would end the work before it starts.
+pub fn parse_timeout(text: &str) -> Result<Duration, DurationError> {
+    match parse_duration(text)? {
+        Duration::ZERO => Err(DurationError::Zero(text.to_string())),
+        duration => Ok(duration),
+    }
+}
+
+/// A time limit given as a number of milliseconds (JS's `timeout: 1500`): positive, finite and
+/// at most [`MAX_DURATION`].
+pub fn timeout_from_millis(ms: f64) -> Result<Duration, DurationError> {
+    if !ms.is_finite() || ms <= 0.0 {
+        return Err(DurationError::NotPositive(ms.to_string()));
+    }
+    match Duration::try_from_secs_f64(ms / 1000.0) {
+        Ok(duration) if duration <= MAX_DURATION => Ok(duration.max(Duration::from_nanos(1))),
+        _ => Err(DurationError::TooLong(format!("{ms:e}ms"))),
+    }
+}
+
+/// Milliseconds from JS where a bad value has a meaning of its own rather than an error: below
+/// zero or not a number reads as zero, past [`MAX_DURATION`] as `MAX_DURATION`.
+pub fn clamp_millis(ms: f64) -> Duration {
+    if ms.is_nan() || ms <= 0.0 {
+        return Duration::ZERO;
+    }
+    Duration::try_from_secs_f64(ms / 1000.0)
+        .unwrap_or(MAX_DURATION)
+        .min(MAX_DURATION)
+}
+
+/// Parses `"1500ms"`, `"30s"`, `"20m"`, `"2h"`, `"1h30m"`, `"1.5s"`, up to [`MAX_DURATION`].
 pub fn parse_duration(text: &str) -> Result<Duration, DurationError> {
     let trimmed = text.trim();
     if trimmed.is_empty() {
         return Err(DurationError::Empty);
     }
     let not_a_duration = || DurationError::NotADuration(text.to_string());
+    let too_long = || DurationError::TooLong(format!("\"{text}\""));
     let mut total = Duration::ZERO;
     let mut rest = trimmed;
     while !rest.is_empty() {
@@ -50,8 +96,11 @@ pub fn parse_duration(text: &str) -> Result<Duration, DurationError> {
             _ => return Err(not_a_duration()),
         };
         rest = &rest[unit_len..];
-        total +=
-            Duration::try_from_secs_f64(value * seconds_per_unit).map_err(|_| not_a_duration())?;
+        let part = Duration::try_from_secs_f64(value * seconds_per_unit).map_err(|_| too_long())?;
+        total = total
+            .checked_add(part)
+            .filter(|total| *total <= MAX_DURATION)
+            .ok_or_else(too_long)?;
     }
     Ok(total)
 }
@@ -104,6 +153,62 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("has no unit"));
+    }
+
+    #[test]
+    fn durations_past_the_range_are_refused_not_overflowed() {
+        for huge in [
+            "4000000000000000h",
+            "4000000000000000h4000000000000000h",
+            "367d",
+            "8785h",
+            "1e300s",
+        ] {
+            assert!(parse_duration(huge).is_err(), "{huge}");
+        }
+        assert_eq!(
+            parse_duration("4000000000000000h").unwrap_err().to_string(),
+            "\"4000000000000000h\" is longer than awf takes (8784h); give a shorter time"
+        );
+        assert_eq!(parse_duration("8784h"), Ok(MAX_DURATION));
+    }
+
+    #[test]
+    fn a_timeout_of_zero_is_refused_however_written() {
+        for zero in ["0s", "0ms", "0h0m", "0.0s"] {
+            assert!(
+                parse_timeout(zero)
+                    .unwrap_err()
+                    .to_string()
+                    .contains("no time at all"),
+                "{zero}"
+            );
+        }
+        assert_eq!(parse_timeout("1ms"), Ok(Duration::from_millis(1)));
+        assert!(timeout_from_millis(0.0).is_err());
+        assert!(timeout_from_millis(-1.0).is_err());
+        assert!(timeout_from_millis(f64::NAN).is_err());
+        assert!(timeout_from_millis(f64::INFINITY).is_err());
+        assert!(timeout_from_millis(1e300)
+            .unwrap_err()
+            .to_string()
+            .contains("longer than awf takes"));
+        assert_eq!(timeout_from_millis(1500.0), Ok(Duration::from_millis(1500)));
+        assert_eq!(timeout_from_millis(1e-9), Ok(Duration::from_nanos(1)));
+    }
+
+    #[test]
+    fn the_longest_duration_reads_as_its_message_says() {
+        assert_eq!(format_duration(MAX_DURATION), "8784h");
+    }
+
+    #[test]
+    fn clamped_millis_stay_in_range() {
+        assert_eq!(clamp_millis(-5.0), Duration::ZERO);
+        assert_eq!(clamp_millis(f64::NAN), Duration::ZERO);
+        assert_eq!(clamp_millis(1e300), MAX_DURATION);
+        assert_eq!(clamp_millis(f64::INFINITY), MAX_DURATION);
+        assert_eq!(clamp_millis(250.0), Duration::from_millis(250));
     }
 
     #[test]

@@ -18,6 +18,13 @@ pub const AWF_WFA_BIN: &str = "AWF_WFA_BIN";
 /// Read by awf: which diagnostics go to stderr, as tracing's filter directives (`debug`,
 /// `awf_runtime::js=trace,info`); `--log-level` wins over it. Default: warnings only.
 pub const AWF_LOG: &str = "AWF_LOG";
+/// Read by awf: `subreaper` tracks agent processes by the keeper's subreaper alone, without a
+/// cgroup even where awf could make one (harness/keeper.rs); anything else, or unset: a cgroup
+/// where the machine allows.
+pub const AWF_PROCESS_TRACKING: &str = "AWF_PROCESS_TRACKING";
+/// Read by awf: the cap on one run's `events.jsonl`, in bytes; default
+/// `limits::MAX_EVENTS_BYTES` (256 MiB).
+pub const AWF_MAX_EVENTS_BYTES: &str = "AWF_MAX_EVENTS_BYTES";
 
 /// Inherited variables an agent never sees: the ones an agent CLI sets in its own tool shell to
 /// say "you run inside my session" (seen on each CLI's shell, reference/harnesses.md versions).

@@ -10,6 +10,7 @@
 //! - `tools`: workflow tools: registry checks at open, dispatch of one call.
 //! - `channel`: the per-agent Unix socket, the wire protocol, launchers.
 //! - `harness`: how each agent runtime runs a turn: `command`, `scripted`, the agent CLIs.
+//! - `os`: what awf asks of Linux: /proc, cgroup v2, the open-file limit.
 //! - `records`: the run folder, events.jsonl, output.json, `awf logs`.
 //! - `progress`: what `awf run` shows while a run works (the live view) and when it ends.
 //! - `testing`: `awf test`.
@@ -24,6 +25,7 @@ pub mod harness;
 pub mod hint;
 pub mod js;
 pub mod limits;
+pub mod os;
 pub mod paths;
 pub mod progress;
 pub mod records;

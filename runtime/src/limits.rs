@@ -34,9 +34,15 @@ pub const MAX_HARNESS_LINE_BYTES: usize = 4 * 1024 * 1024;
 /// Longest text (a shell command, an assistant message, an error) an activity event records.
 pub const MAX_ACTIVITY_TEXT_BYTES: usize = 4 * 1024;
 
-/// Deepest nesting of arrays and objects awf reads as JSON from a workflow (results, tool
-/// results, answers, log fields); deeper is refused rather than walked off the stack.
-pub const MAX_JSON_DEPTH: usize = 1000;
+/// Deepest nesting of arrays and objects awf takes as JSON, from a workflow (results, tool
+/// results, answers, log fields) and from an agent (inputs and answers on standard input);
+/// deeper is refused rather than walked off the stack. It is serde_json's own parser limit, so
+/// whatever awf writes (events.jsonl, output.json) it can read back.
+pub const MAX_JSON_DEPTH: usize = 127;
+
+/// Largest `events.jsonl` of one run; past it events are counted and dropped (records/mod.rs).
+/// `$AWF_MAX_EVENTS_BYTES` sets another.
+pub const MAX_EVENTS_BYTES: u64 = 256 * 1024 * 1024;
 
 /// Largest answer (`wfa result`) or tool input, in bytes.
 pub const MAX_PAYLOAD_BYTES: usize = 1024 * 1024;
@@ -45,6 +51,12 @@ pub const MAX_PAYLOAD_BYTES: usize = 1024 * 1024;
 pub const MAX_REQUEST_BYTES: usize = 2 * MAX_PAYLOAD_BYTES + 4 * 1024;
 /// Largest response line `wfa` accepts.
 pub const MAX_RESPONSE_BYTES: usize = 2 * 1024 * 1024;
+/// Most connections one agent's socket serves at once; more are refused `busy` at once, so one
+/// agent cannot hold the run's file descriptors.
+pub const MAX_CONNECTIONS_PER_AGENT: usize = 32;
+/// Most bytes of unfinished requests one agent's socket holds across its connections; past it
+/// a connection is refused `busy`, so stalled half-requests cannot take the run's memory.
+pub const MAX_BUFFERED_BYTES_PER_AGENT: usize = 3 * MAX_REQUEST_BYTES;
 /// How long a connection may take to send its request line before the server drops it.
 pub const REQUEST_READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// Longest `wfa waiting` reason, in bytes.

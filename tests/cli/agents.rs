@@ -36,7 +36,7 @@ fn a_text_turn_is_answered_through_the_launcher() {
         json!({"kind": "answered", "answered": true, "value": "the answer"})
     );
     let started = &project.events_of("t", "turn-started")[0];
-    let prompt = started["prompt"].as_str().unwrap();
+    let prompt = &crate::util::stable_ids(started["prompt"].as_str().unwrap());
     assert!(prompt.starts_with("Say it.\n\n"), "{prompt}");
     let launcher = project.events_of("t", "agent-opened")[0]["launcher"]
         .as_str()
@@ -78,7 +78,7 @@ fn a_typed_turn_is_taught_as_flags_and_converted_to_the_schema() {
         .as_str()
         .unwrap()
         .to_string();
-    assert_has(&prompt, "result t1 --word <text, at least 1 character> --count <integer, at least 1> --sure <true or false>");
+    assert_has(&crate::util::stable_ids(&prompt), "result t1 --word <text, at least 1 character> --count <integer, at least 1> --sure <true or false>");
 }
 
 #[test]
@@ -139,7 +139,7 @@ WF_JSON
 "#,
         );
     project.awf(&["run", "wf.ts"]).run().assert_success();
-    let vars = project.read("vars.txt");
+    let vars = crate::util::stable_ids(&project.read("vars.txt"));
     let lines: Vec<&str> = vars.lines().collect();
     assert_eq!(lines.len(), 5, "{vars}");
     let first: Vec<&str> = lines[0].split('|').collect();
@@ -244,7 +244,11 @@ fn a_non_zero_exit_is_failed_with_the_code_and_stderr() {
     );
     let run = project.only_run_dir("t");
     assert_eq!(
-        std::fs::read_to_string(run.join("turns/t1/1.stderr")).unwrap(),
+        std::fs::read_to_string(run.join(format!(
+            "turns/{}/1.stderr",
+            project.events_of("t", "turn-started")[0]["turn"].as_str().unwrap()
+        )))
+        .unwrap(),
         "no model configured\n"
     );
 }

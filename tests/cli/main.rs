@@ -51,3 +51,6 @@ mod live_view;
 // The five agent CLIs as agents, live against the fake model: tool calls, refusals, typed
 // answers, resumed sessions, usage; codex's impatience; refused keys; lost sessions; doctor.
 mod agent_clis;
+// What awf guarantees when things go wrong: no orphan (kill -9, setsid), authority of the
+// socket, caps under abuse, private records, withheld credentials, durations at the edge.
+mod reliability;

@@ -15,7 +15,20 @@ fn read_json(path: &Path) -> Value {
 
 /// The file's JSON as text with run ids, times and the project's path filtered.
 fn filtered_json(path: &Path, project: &Path) -> String {
-    filter(&fs::read_to_string(path).unwrap(), project)
+    let text = filter(&fs::read_to_string(path).unwrap(), project);
+    let mask = |text: String, key: &str, with: &str| {
+        let Some(at) = text.find(key) else {
+            return text;
+        };
+        let from = at + key.len();
+        let digits = text[from..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .count();
+        format!("{}{with}{}", &text[..from], &text[from + digits..])
+    };
+    let text = mask(text, "\"pid\": ", "[PID]");
+    mask(text, "\"start\": ", "[START]")
 }
 
 const LOGGING_WORKFLOW: &str = r#"export default defineWorkflow({
@@ -65,7 +78,11 @@ fn a_completed_run_leaves_run_json_events_and_output() {
     "w1"
   ],
   "timeoutMs": 90000,
-  "startedAt": "[TIME]"
+  "startedAt": "[TIME]",
+  "awf": {
+    "pid": [PID],
+    "start": [START]
+  }
 }
 "#
     );

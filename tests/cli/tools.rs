@@ -285,10 +285,8 @@ fn a_call_past_its_budget_aborts_its_signal_and_one_that_ignores_it_may_have_run
             ),
         );
     let ran = project.awf(&["run", "wf.ts"]).run();
-    assert_eq!(
-        ran.assert_success().json()["seen"],
-        json!(["aborted t1-c1"])
-    );
+    let seen = ran.assert_success().json()["seen"].to_string();
+    assert_eq!(crate::util::stable_ids(&seen), r#"["aborted t1-c1"]"#);
     let calls = calls(&project);
     assert_eq!(calls["polite"].exit, "1");
     assert!(
@@ -433,7 +431,7 @@ fn a_call_after_the_answer_is_accepted_is_not_in_turn() {
         .file("wf.ts", &with_tools(r#"ping: tool({ description: "Ping.", handler: () => { seen.push("ping"); return "pong"; } }),"#));
     let ran = project.awf(&["run", "wf.ts"]).run();
     assert_eq!(ran.assert_success().json()["seen"], json!([]));
-    let late = project.read("late.err");
+    let late = crate::util::stable_ids(&project.read("late.err"));
     assert_has(&late, "refused (not-in-turn): turn t1 is answered");
     assert!(late.ends_with("exit=2\n"), "{late}");
 }
@@ -482,8 +480,14 @@ fn handlers_get_a_unique_call_id_and_the_callers_key() {
         .file("wf.ts", &with_tools(r#"who: tool({ description: "Who calls.", handler: (_, call) => `${call.agent} ${call.id} ${call.signal.aborted}` }),"#));
     project.awf(&["run", "wf.ts"]).run().assert_success();
     let calls = calls(&project);
-    assert_eq!(calls["a"].stdout, "agent t1-c1 false");
-    assert_eq!(calls["b"].stdout, "agent t1-c2 false");
+    assert_eq!(
+        crate::util::stable_ids(&calls["a"].stdout),
+        "agent t1-c1 false"
+    );
+    assert_eq!(
+        crate::util::stable_ids(&calls["b"].stdout),
+        "agent t1-c2 false"
+    );
 }
 
 #[test]
@@ -658,7 +662,7 @@ fn calls_are_recorded_and_awf_logs_shows_them_by_tool_and_agent() {
         .assert_success()
         .stdout
         .lines()
-        .map(|l| without_millis(&l[14..]))
+        .map(|l| crate::util::stable_ids(&without_millis(&l[14..])))
         .collect();
     assert_eq!(
         lines,

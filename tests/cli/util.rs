@@ -518,3 +518,35 @@ pub fn process_running(pid: i32) -> bool {
         Err(_) => false,
     }
 }
+
+/// `text` with turn ids' random parts taken out (`t1-k3f9q2` → `t1`, `t1-k3f9q2-c1` → `t1-c1`),
+/// so that expected texts can name turns by number.
+pub fn stable_ids(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < chars.len() {
+        out.push(chars[i]);
+        let starts = chars[i] == 't' && (i == 0 || !chars[i - 1].is_ascii_alphanumeric());
+        if starts {
+            let digits = chars[i + 1..]
+                .iter()
+                .take_while(|c| c.is_ascii_digit())
+                .count();
+            let at = i + 1 + digits;
+            let random = |c: &char| c.is_ascii_lowercase() || c.is_ascii_digit();
+            let fits = digits > 0
+                && chars.get(at) == Some(&'-')
+                && chars.len() >= at + 7
+                && chars[at + 1..at + 7].iter().all(random)
+                && chars.get(at + 7).is_none_or(|c| !c.is_ascii_alphanumeric());
+            if fits {
+                out.extend(&chars[i + 1..at]);
+                i = at + 7;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    out
+}

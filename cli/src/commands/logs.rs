@@ -3,8 +3,9 @@
 use std::io::{IsTerminal, Write};
 
 use anyhow::Context;
+use awf_runtime::records::ending;
 use awf_runtime::records::logs::{self, LogFilter, LogLine};
-use awf_runtime::records::reader::read_events;
+use awf_runtime::records::reader::each_event;
 use console::Style;
 
 use crate::args::{ColorChoice, LogsArgs};
@@ -23,28 +24,32 @@ fn show(args: LogsArgs, color: bool) -> Result<i32, Failure> {
             .map_err(Failure::usage)?,
     };
     let dir = logs::find_run(&cwd, args.run.as_deref()).map_err(|e| Failure::of(e.into(), 2))?;
+    // A run whose awf died (kill -9, a crash) is closed as interrupted before it is shown.
+    awf_runtime::channel::sweep::sweep_dead_runs();
+    let _ = ending::close_if_orphaned(&dir);
     let path = dir.join("events.jsonl");
-    let events = read_events(&path)
-        .with_context(|| format!("cannot read {}", path.display()))
-        .map_err(Failure::failed)?;
     let filter = LogFilter {
         agent: args.agent,
         tool: args.tool,
     };
     let mut out = std::io::stdout().lock();
-    for event in events.iter().filter(|e| filter.keeps(e)) {
+    let streamed = each_event(&path, |event| {
+        if !filter.keeps(&event) {
+            return true;
+        }
         let text = if args.json {
             event.to_string()
         } else if color {
-            colored(&logs::parts(event))
+            colored(&logs::parts(&event))
         } else {
-            logs::line(event)
+            logs::line(&event)
         };
-        if writeln!(out, "{text}").is_err() {
-            // A closed pipe (`awf logs | head`) is not an error.
-            return Ok(0);
-        }
-    }
+        // A closed pipe (`awf logs | head`) is not an error: stop quietly.
+        writeln!(out, "{text}").is_ok()
+    });
+    streamed
+        .with_context(|| format!("cannot read {}", path.display()))
+        .map_err(Failure::failed)?;
     Ok(0)
 }
 

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::anyhow;
-use awf_runtime::duration::parse_duration;
+use awf_runtime::duration::parse_timeout;
 use awf_runtime::harness::RuntimeOverrides;
 use awf_runtime::progress::{summary, LiveView, ViewOptions};
 use awf_runtime::workflow::{self, Ending, RunOptions};
@@ -21,7 +21,7 @@ pub fn run(args: RunArgs, color: ColorChoice) -> i32 {
 fn start(args: RunArgs, color: ColorChoice) -> Result<i32, Failure> {
     let cwd = resolve_cwd(args.cwd)?;
     let timeout =
-        parse_duration(&args.timeout).map_err(|e| Failure::usage(anyhow!("--timeout: {e}")))?;
+        parse_timeout(&args.timeout).map_err(|e| Failure::usage(anyhow!("--timeout: {e}")))?;
     let overrides = runtime_overrides(&args.runtimes)?;
     let terminal = std::io::stderr().is_terminal();
     let view = (!args.quiet).then(|| {
@@ -42,6 +42,10 @@ fn start(args: RunArgs, color: ColorChoice) -> Result<i32, Failure> {
             .map(|view| view as Arc<dyn awf_runtime::records::RunObserver>),
         process_exits_after: true,
     };
+    // Many agents, each with connections and pipes, need more than a 1024-file default.
+    awf_runtime::os::raise_open_files_limit();
+    // Leftovers of runs whose awf died: their control folders, cgroups, unended records.
+    awf_runtime::channel::sweep::sweep_dead_runs();
     let runtime = super::async_runtime()?;
     let started = Instant::now();
     let report = runtime.block_on(workflow::run_file(options));

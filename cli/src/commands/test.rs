@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{anyhow, Context};
-use awf_runtime::duration::{parse_duration, DurationError};
+use awf_runtime::duration::{parse_duration, timeout_from_millis, DurationError};
 use awf_runtime::limits::DEFAULT_TEST_TIMEOUT;
 use awf_runtime::testing::report::{JunitReporter, PrettyOptions, PrettyReporter, TestReporter};
 use awf_runtime::testing::{TestOptions, TestRun};
@@ -94,7 +94,8 @@ fn test(args: TestArgs, color: ColorChoice) -> Result<i32, Failure> {
 /// `500ms`, `10s`, `2m`; a bare number is milliseconds (bun's `--timeout 5000`); 0 is no limit.
 fn parse_timeout(text: &str) -> Result<Duration, DurationError> {
     match text.trim().parse::<u64>() {
-        Ok(ms) => Ok(Duration::from_millis(ms)),
+        Ok(0) => Ok(Duration::ZERO),
+        Ok(ms) => timeout_from_millis(ms as f64),
         Err(_) => parse_duration(text),
     }
 }

@@ -16,9 +16,10 @@ use super::queue::TurnQueue;
 use super::registry::RunLink;
 use super::spec::AgentSpec;
 use crate::channel::refusal::Code;
-use crate::channel::server::AgentSocket;
+use crate::channel::server::{AgentSocket, Peer};
 use crate::channel::wire::Response;
-use crate::duration::{format_duration, parse_duration};
+use crate::duration::{format_duration, parse_timeout};
+use crate::harness::keeper::Supervision;
 use crate::harness::{Harness, NativeSession, Usage};
 use crate::js::JsRequester;
 use crate::records::{time, Event};
@@ -42,6 +43,8 @@ pub struct Agent {
     pub queue: Arc<TurnQueue>,
     /// The agent's native session; a turn holds it while it runs (turns run one at a time).
     pub(super) native: tokio::sync::Mutex<NativeSession>,
+    /// How the run's agent processes are tracked; each attempt's process is started through it.
+    pub supervision: Arc<Supervision>,
     state: Mutex<AgentState>,
     socket: Mutex<Option<AgentSocket>>,
 }
@@ -57,6 +60,8 @@ struct AgentState {
     calls: ToolCalls,
     /// What the agent's turns used so far.
     usage: Usage,
+    /// The root of the agent's process tree (its keeper's pid) while a process runs.
+    process_root: Option<i32>,
 }
 
 /// The turn an agent works on.
@@ -78,6 +83,7 @@ impl Agent {
         launcher: PathBuf,
         session_name: String,
         link: Arc<RunLink>,
+        supervision: Arc<Supervision>,
     ) -> Agent {
         Agent {
             key: spec.key.clone(),
@@ -90,6 +96,7 @@ impl Agent {
             link,
             queue: Arc::new(TurnQueue::default()),
             native: tokio::sync::Mutex::default(),
+            supervision,
             state: Mutex::new(AgentState::default()),
             socket: Mutex::new(None),
         }
@@ -167,6 +174,48 @@ impl Agent {
         self.record(&Event::AgentClosed {
             agent: self.key.clone(),
         });
+    }
+
+    /// Sets (or clears) the root of the agent's process tree.
+    pub(super) fn set_process_root(&self, root: Option<i32>) {
+        self.state().process_root = root;
+    }
+
+    /// Whether the process that connected (`peer`) may speak for this agent: a process of this
+    /// user that descends from the agent's running process (its keeper), or, in a test run,
+    /// awf itself, which plays the scripted agents. Anything else is refused `forbidden` and
+    /// recorded.
+    pub(super) fn authorize(&self, peer: Peer) -> Result<(), Response> {
+        // SAFETY: plain syscall.
+        let me = unsafe { libc::geteuid() };
+        let why = match peer.pid {
+            _ if peer.uid != me => format!("a process of another user (uid {})", peer.uid),
+            None => "a process awf cannot identify".to_string(),
+            Some(pid) if self.link.scripted && pid == std::process::id() as i32 => return Ok(()),
+            Some(pid) => match self.state().process_root {
+                Some(root) if crate::os::proc::descends_from(pid, root) => return Ok(()),
+                Some(_) => format!(
+                    "process {pid}, which is not one of agent \"{}\"'s",
+                    self.key
+                ),
+                None => format!(
+                    "process {pid}, while agent \"{}\" has no process running",
+                    self.key
+                ),
+            },
+        };
+        self.record(&Event::ChannelRefused {
+            agent: self.key.clone(),
+            pid: peer.pid,
+            uid: peer.uid,
+            why: why.clone(),
+        });
+        Err(refused(
+            Code::Forbidden,
+            &format!("this launcher belongs to agent \"{}\" and was used by {why}", self.key),
+            vec![],
+            Some("use the launcher named in your own prompt ($AWF_WFA); only the agent it was made for may use it"),
+        ))
     }
 
     /// What the agent's turns used so far.
@@ -287,6 +336,44 @@ impl Agent {
         }
     }
 
+    /// What input a tool or a turn's answer is taught as: `json`, `text`, `flags` or `nothing`.
+    pub(super) fn expects(&self, tool: Option<&str>, turn: Option<&str>) -> Response {
+        let taught = |schema: Option<&Schema>, without: &str| match schema {
+            None => without.to_string(),
+            Some(schema) if schema.takes_flags() => "flags".to_string(),
+            Some(_) => "json".to_string(),
+        };
+        let stdout = match (tool, turn) {
+            (Some(name), None) => match self.tools.get(name) {
+                Some(tool) => taught(tool.input.as_ref(), "nothing"),
+                None => {
+                    return refused(
+                        Code::UnknownTool,
+                        &format!("you have no tool \"{name}\""),
+                        vec![],
+                        None,
+                    )
+                }
+            },
+            (None, Some(id)) => {
+                let state = self.state();
+                match state.open.as_ref() {
+                    Some(open) if open.id == id => taught(open.schema.as_ref(), "text"),
+                    _ => return refuse_turn(&state, id),
+                }
+            }
+            _ => {
+                return refused(
+                    Code::InvalidRequest,
+                    "expects takes a tool or a turn",
+                    vec![],
+                    None,
+                )
+            }
+        };
+        Response::Ok { stdout }
+    }
+
     pub(super) fn waiting(&self, turn: &str, reason: &str, timeout: Option<&str>) -> Response {
         if reason.trim().is_empty() {
             return refused(
@@ -297,7 +384,7 @@ impl Agent {
             );
         }
         if let Some(text) = timeout {
-            if let Err(problem) = parse_duration(text) {
+            if let Err(problem) = parse_timeout(text) {
                 return refused(
                     Code::InvalidRequest,
                     &format!("--timeout: {problem}"),
@@ -375,6 +462,10 @@ impl Caller for Agent {
 
     fn js(&self) -> &JsRequester {
         &self.link.js
+    }
+
+    fn cancelled(&self) -> tokio::sync::watch::Receiver<bool> {
+        self.link.cancelled.clone()
     }
 }
 

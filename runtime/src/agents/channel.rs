@@ -1,13 +1,14 @@
 //! An agent's socket router: each request that arrives on the agent's socket goes to the agent
-//! it belongs to. The socket is the authority, so the router holds its agent (weakly: a closed
-//! run frees it) and never looks at who the request says it is.
+//! it belongs to, once the connecting process is found to be the agent's own. The connection is
+//! the authority, so the router holds its agent (weakly: a closed run frees it) and never looks
+//! at who the request says it is.
 
 use std::sync::{Arc, Weak};
 
 use super::agent::{refused, Agent};
 use crate::channel::refusal::Code;
-use crate::channel::server::{ChannelHandler, HandlerFuture};
-use crate::channel::wire::Request;
+use crate::channel::server::{ChannelHandler, HandlerFuture, Peer};
+use crate::channel::wire::{Request, Response};
 use crate::tools::dispatch;
 
 pub(super) struct AgentChannel {
@@ -23,6 +24,18 @@ impl AgentChannel {
 }
 
 impl ChannelHandler for AgentChannel {
+    fn authorize(&self, peer: Peer) -> Result<(), Response> {
+        match self.agent.upgrade() {
+            Some(agent) => agent.authorize(peer),
+            None => Err(refused(
+                Code::ClosedTurn,
+                "this agent is closed",
+                vec![],
+                None,
+            )),
+        }
+    }
+
     fn handle(&self, request: Request) -> HandlerFuture {
         let agent = self.agent.upgrade();
         Box::pin(async move {
@@ -42,6 +55,7 @@ impl ChannelHandler for AgentChannel {
                     .unwrap_or_else(|| agent.waiting(&turn, &reason, timeout.as_deref())),
                 Request::Tools {} => dispatch::listing(&*agent),
                 Request::ToolHelp { name } => dispatch::tool_help(&*agent, &name),
+                Request::Expects { tool, turn } => agent.expects(tool.as_deref(), turn.as_deref()),
                 Request::Tool { name, args, stdin } => {
                     dispatch::call(&*agent, name, args, stdin).await
                 }

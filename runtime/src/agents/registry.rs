@@ -16,7 +16,8 @@ use super::agent::Agent;
 use super::channel::AgentChannel;
 use super::spec::AgentSpec;
 use crate::channel::server::AgentSocket;
-use crate::channel::{launcher, ControlDir};
+use crate::channel::{launcher, ControlDir, RunMarker};
+use crate::harness::keeper::Supervision;
 use crate::harness::registry::{OpenContext, ScriptHost};
 use crate::harness::{self, RuntimeOverrides, Usage};
 use crate::js::JsRequester;
@@ -41,7 +42,8 @@ pub struct RunLink {
 /// A run's agents, by key.
 pub struct Agents {
     link: Arc<RunLink>,
-    control: OnceLock<Result<ControlDir, String>>,
+    /// The run's control folder and how its agent processes are tracked, made at the first open.
+    control: OnceLock<Result<(ControlDir, Arc<Supervision>), String>>,
     by_key: Mutex<HashMap<String, Arc<Agent>>>,
     next_turn: AtomicU64,
     /// Operations started and not yet settled, across the run's agents.
@@ -123,11 +125,20 @@ impl Agents {
             },
         )
         .map_err(|e| format!("agent \"{}\": {e}", spec.key))?;
-        let control = self
+        let (control, supervision) = self
             .control
             .get_or_init(|| {
-                ControlDir::create()
-                    .map_err(|e| format!("cannot create the run's control folder under /tmp: {e}"))
+                let supervision = if self.link.scripted {
+                    Supervision::without_cgroup()
+                } else {
+                    Supervision::new(&self.link.run_id)
+                };
+                let control = ControlDir::create(&RunMarker {
+                    records: self.link.records.path(),
+                    cgroup: supervision.run_cgroup().map(|c| c.path()),
+                })
+                .map_err(|e| format!("cannot create the run's control folder under /tmp: {e}"))?;
+                Ok((control, Arc::new(supervision)))
             })
             .as_ref()
             .map_err(Clone::clone)?;
@@ -137,11 +148,7 @@ impl Agents {
             .map_err(|e| format!("cannot create a folder for agent \"{}\": {e}", spec.key))?;
         let launcher = launcher::write(&dir, &wfa)
             .map_err(|e| format!("cannot write the launcher of agent \"{}\": {e}", spec.key))?;
-        let session_name = format!(
-            "{}-{}",
-            spec.key,
-            dir.file_name().and_then(|n| n.to_str()).unwrap_or("a")
-        );
+        let session_name = format!("{}-{}", spec.key, control.agent_number(&dir));
         let agent = Arc::new(Agent::new(
             spec,
             harness,
@@ -149,6 +156,7 @@ impl Agents {
             launcher,
             session_name,
             self.link.clone(),
+            supervision.clone(),
         ));
         let handler = Arc::new(AgentChannel::new(&agent));
         let socket = AgentSocket::serve(&dir, handler).map_err(|e| {
@@ -164,6 +172,7 @@ impl Agents {
             cwd: agent.cwd.display().to_string(),
             launcher: agent.launcher.display().to_string(),
             tools: agent.tools.names(),
+            tracking: agent.supervision.tracking().to_string(),
         });
         Ok(agent)
     }
@@ -183,9 +192,11 @@ impl Agents {
         agents
     }
 
-    /// A new run-wide turn id: `t1`, `t2`, ...
+    /// A new run-wide turn id: `t1-` and a random part, `t2-`..., so that no agent can guess
+    /// another's (the socket's peer check is the authority; this is a second fence).
     pub fn next_turn_id(&self) -> String {
-        format!("t{}", self.next_turn.fetch_add(1, Ordering::SeqCst))
+        let n = self.next_turn.fetch_add(1, Ordering::SeqCst);
+        format!("t{n}-{}", crate::channel::unguessable(6))
     }
 
     pub fn link(&self) -> &Arc<RunLink> {

@@ -3,6 +3,7 @@
 
 use serde_json::{json, Value};
 
+use crate::harness::environment::{AgentEnv, Inherit};
 use crate::tools::ToolSet;
 
 /// An agent spec as `wf.agents.open` gives it (JSON from js/workflow/agents.ts).
@@ -12,7 +13,8 @@ pub struct AgentSpec {
     pub runtime: Value,
     pub instructions: Option<String>,
     pub cwd: Option<String>,
-    pub env: Vec<(String, String)>,
+    /// What the agent's process inherits, and the variables set on top.
+    pub env: AgentEnv,
     /// `None` when the spec left tools out (a reopen then keeps what the agent has).
     pub tools: Option<ToolSet>,
 }
@@ -52,22 +54,11 @@ impl AgentSpec {
             }
         };
         let env = match object.get("env") {
-            None | Some(Value::Null) => Vec::new(),
-            Some(Value::Object(vars)) => {
-                let mut env = Vec::new();
-                for (name, value) in vars {
-                    let Some(value) = value.as_str() else {
-                        return Err(format!(
-                            "wf.agents.open(spec): agent \"{key}\": env.{name} must be a string"
-                        ));
-                    };
-                    env.push((name.clone(), value.to_string()));
-                }
-                env
-            }
+            None | Some(Value::Null) => AgentEnv::default(),
+            Some(Value::Object(vars)) => read_env(&key, vars)?,
             Some(_) => {
                 return Err(format!(
-                    "wf.agents.open(spec): agent \"{key}\": env must be an object of strings"
+                    "wf.agents.open(spec): agent \"{key}\": env must be an object of strings (with inherit and withhold, if given)"
                 ))
             }
         };
@@ -93,9 +84,57 @@ impl AgentSpec {
             ("runtime", self.runtime.clone()),
             ("instructions", json!(self.instructions)),
             ("cwd", json!(self.cwd)),
-            ("env", json!(self.env)),
+            ("env", self.env.identity()),
         ]
     }
+}
+
+/// `env`: variables by name (strings), and two options: `inherit` (`true`, the default; `false`,
+/// only the base set; or a list of names and `PREFIX*` patterns added to the base set) and
+/// `withhold` (names and patterns never inherited).
+fn read_env(key: &str, object: &serde_json::Map<String, Value>) -> Result<AgentEnv, String> {
+    let at = |field: &str| format!("wf.agents.open(spec): agent \"{key}\": env.{field}");
+    let names = |field: &str, value: &Value| -> Result<Vec<String>, String> {
+        let list = value.as_array().ok_or_else(|| {
+            format!(
+                "{} must be a list of variable names, e.g. [\"GITHUB_TOKEN\", \"AWS_*\"]",
+                at(field)
+            )
+        })?;
+        list.iter()
+            .map(|name| match name.as_str() {
+                Some(n) if valid_env_pattern(n) => Ok(n.to_string()),
+                _ => Err(format!(
+                    "{}: {name} is not a variable name or a PREFIX* pattern",
+                    at(field)
+                )),
+            })
+            .collect()
+    };
+    let mut env = AgentEnv::default();
+    for (name, value) in object {
+        match (name.as_str(), value) {
+            ("inherit", Value::Bool(true)) => env.inherit = Inherit::All,
+            ("inherit", Value::Bool(false)) => env.inherit = Inherit::Only(Vec::new()),
+            ("inherit", Value::Array(_)) => env.inherit = Inherit::Only(names(name, value)?),
+            ("inherit", _) => {
+                return Err(format!(
+                    "{} must be true, false or a list of variable names",
+                    at(name)
+                ))
+            }
+            ("withhold", _) => env.withhold = names(name, value)?,
+            (_, Value::String(text)) => env.vars.push((name.clone(), text.clone())),
+            _ => return Err(format!("{} must be a string", at(name))),
+        }
+    }
+    Ok(env)
+}
+
+/// `NAME` or `PREFIX*`, of letters, digits and `_`.
+fn valid_env_pattern(pattern: &str) -> bool {
+    let name = pattern.strip_suffix('*').unwrap_or(pattern);
+    !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
 fn valid_key(key: &str) -> bool {
@@ -124,8 +163,26 @@ mod tests {
         assert_eq!(spec.key, "reviewer");
         assert_eq!(spec.runtime, json!("codex"));
         assert_eq!(spec.instructions.as_deref(), Some("Be brief."));
-        assert_eq!(spec.env, vec![("A".to_string(), "1".to_string())]);
+        assert_eq!(spec.env.vars, vec![("A".to_string(), "1".to_string())]);
+        assert_eq!(spec.env.inherit, Inherit::All);
         assert_eq!(spec.tools.unwrap().names(), vec!["add"]);
+    }
+
+    #[test]
+    fn env_takes_inherit_and_withhold_beside_its_variables() {
+        let spec = AgentSpec::from_json(&json!({"key": "a", "runtime": "x",
+            "env": {"inherit": ["OPENAI_API_KEY", "GH_*"], "withhold": ["AWS_*"], "B": "2"}}))
+        .unwrap();
+        assert_eq!(
+            spec.env.inherit,
+            Inherit::Only(vec!["OPENAI_API_KEY".into(), "GH_*".into()])
+        );
+        assert_eq!(spec.env.withhold, vec!["AWS_*"]);
+        assert_eq!(spec.env.vars, vec![("B".to_string(), "2".to_string())]);
+        let closed =
+            AgentSpec::from_json(&json!({"key": "a", "runtime": "x", "env": {"inherit": false}}))
+                .unwrap();
+        assert_eq!(closed.env.inherit, Inherit::Only(vec![]));
     }
 
     #[test]
@@ -140,6 +197,14 @@ mod tests {
         assert!(err(json!({"key": "a", "runtime": "x", "cwd": 1})).contains("cwd must be a string"));
         assert!(err(json!({"key": "a", "runtime": "x", "env": {"A": 1}}))
             .contains("env.A must be a string"));
+        assert!(
+            err(json!({"key": "a", "runtime": "x", "env": {"inherit": "no"}}))
+                .contains("env.inherit must be true, false or a list")
+        );
+        assert!(
+            err(json!({"key": "a", "runtime": "x", "env": {"withhold": ["A B"]}}))
+                .contains("not a variable name")
+        );
         assert!(
             err(json!({"key": "a", "runtime": "x", "tools": {"Bad": {"description": "x"}}}))
                 .contains("tool \"Bad\"")

@@ -112,6 +112,7 @@ pub async fn run(agent: Arc<Agent>, mut request: TurnRequest) -> Outcome {
                 cancelled: agent.link.cancelled.clone(),
                 answered: &answered,
                 sink: &recorder,
+                supervision: &agent.supervision,
             })
             .await;
         outputs.extend(report.output);
@@ -268,6 +269,10 @@ impl TurnSink for AttemptRecorder<'_> {
             .agent_stderr(&self.agent.key, self.turn, line);
     }
 
+    fn process(&self, root: Option<i32>) {
+        self.agent.set_process_root(root);
+    }
+
     fn keep_output(&self, stream: Stream, captured: &Captured) -> Option<String> {
         let mut bytes = captured.bytes.clone();
         if captured.truncated {
@@ -297,7 +302,9 @@ fn bounded(text: &str) -> String {
 /// The least of a turn's own timeout and the run's deadline, fixed now.
 pub fn deadline(timeout: Option<Duration>, run_deadline: Instant) -> Instant {
     match timeout {
-        Some(t) => (Instant::now() + t).min(run_deadline),
+        Some(t) => Instant::now()
+            .checked_add(t)
+            .map_or(run_deadline, |at| at.min(run_deadline)),
         None => run_deadline,
     }
 }

@@ -1,9 +1,11 @@
 //! The agent channel: each agent's Unix socket and launcher, and the wire protocol `wfa` speaks.
 //!
-//! A run has one control folder under /tmp (short socket paths), mode 0700; inside it each agent
-//! has a folder of its own (`a1`, `a2`, ...; the key never appears in a path) holding its socket
-//! `s.sock` and its launcher `wfa`. The connection is the authority: the socket a request comes
-//! in on says which agent sent it, so nothing secret goes into a prompt.
+//! A run has one control folder under /tmp (short socket paths), mode 0700, with a marker saying
+//! whose run it is (`sweep.rs` removes those of dead runs); inside it each agent has a folder of
+//! its own, named by a random word (the key never appears in a path), holding its socket `s.sock`
+//! and its launcher `wfa`. The connection is the authority: the socket a request comes in on says
+//! which agent it is for, and the connecting process (`SO_PEERCRED`) must be one of that agent's
+//! own (`server.rs`), so nothing secret goes into a prompt and a path alone grants nothing.
 //!
 //! `wire.rs` and `refusal.rs` depend on nothing but serde, because the `wfa` binary includes
 //! them by path.
@@ -12,27 +14,53 @@ pub mod client;
 pub mod launcher;
 pub mod refusal;
 pub mod server;
+pub mod sweep;
 pub mod wire;
 
+use std::collections::HashMap;
 use std::io;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Mutex;
+
+use crate::os::proc::Identity;
+
+/// The file in a control folder that says whose run it is (`sweep.rs` reads it).
+pub const MARKER: &str = "run.json";
+
+/// What a control folder's marker records: the awf process that owns it, the run's records
+/// and cgroup, so that a later awf can tell a dead run's leftovers and clean them up.
+pub struct RunMarker<'a> {
+    pub records: &'a Path,
+    pub cgroup: Option<&'a Path>,
+}
 
 /// A run's control folder; removed when dropped.
 #[derive(Debug)]
 pub struct ControlDir {
     path: PathBuf,
     next_agent: AtomicU32,
+    /// Each agent folder's number, for names that must stay short and stable (`AWF_SESSION`).
+    numbers: Mutex<HashMap<PathBuf, u32>>,
 }
 
 impl ControlDir {
-    /// Makes `/tmp/awf-XXXXXX`, readable by its owner only.
-    pub fn create() -> io::Result<ControlDir> {
+    /// Makes `/tmp/awf-XXXXXX`, readable by its owner only, with its marker.
+    pub fn create(marker: &RunMarker<'_>) -> io::Result<ControlDir> {
         let path = crate::paths::make_temp_dir(Path::new("/tmp"), "awf-")?;
+        let me = Identity::current();
+        let text = serde_json::json!({
+            "pid": me.pid,
+            "start": me.start,
+            "records": marker.records.display().to_string(),
+            "cgroup": marker.cgroup.map(|c| c.display().to_string()),
+        });
+        crate::records::write_atomically(&path.join(MARKER), text.to_string().as_bytes())?;
         Ok(ControlDir {
             path,
             next_agent: AtomicU32::new(1),
+            numbers: Mutex::default(),
         })
     }
 
@@ -40,13 +68,24 @@ impl ControlDir {
         &self.path
     }
 
-    /// A new agent folder, mode 0700.
+    /// A new agent folder, mode 0700, named by a random word: one agent's folder says nothing
+    /// of where another's is.
     pub fn agent_dir(&self) -> io::Result<PathBuf> {
         let n = self.next_agent.fetch_add(1, Ordering::SeqCst);
-        let dir = self.path.join(format!("a{n}"));
+        let dir = self.path.join(unguessable(12));
         std::fs::create_dir(&dir)?;
         std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700))?;
+        self.numbers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(dir.clone(), n);
         Ok(dir)
+    }
+
+    /// `a1`, `a2`, ...: the order in which an agent folder was made.
+    pub fn agent_number(&self, dir: &Path) -> String {
+        let numbers = self.numbers.lock().unwrap_or_else(|e| e.into_inner());
+        format!("a{}", numbers.get(dir).copied().unwrap_or(0))
     }
 }
 
@@ -56,22 +95,59 @@ impl Drop for ControlDir {
     }
 }
 
+/// `n` random characters of `[a-z2-9]` (5 bits each) from the system's random source.
+pub fn unguessable(n: usize) -> String {
+    const ALPHABET: &[u8; 32] = b"abcdefghijkmnpqrstuvwxyz23456789";
+    let mut bytes = vec![0u8; n];
+    // The system's random source does not fail on Linux once booted; if it did, the time is a
+    // weaker seed, and the peer check stays the authority.
+    if getrandom::fill(&mut bytes).is_err() {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        for (i, byte) in bytes.iter_mut().enumerate() {
+            *byte = (nanos >> (i % 16 * 8)) as u8 ^ i as u8;
+        }
+    }
+    bytes
+        .iter()
+        .map(|b| ALPHABET[(*b % 32) as usize] as char)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::os::unix::fs::MetadataExt;
 
     #[test]
-    fn folders_are_private_and_removed_with_the_run() {
-        let control = ControlDir::create().unwrap();
+    fn folders_are_private_unguessable_and_removed_with_the_run() {
+        let control = ControlDir::create(&RunMarker {
+            records: Path::new("/nowhere"),
+            cgroup: None,
+        })
+        .unwrap();
         let path = control.path().to_path_buf();
         assert!(path.starts_with("/tmp"));
         assert_eq!(std::fs::metadata(&path).unwrap().mode() & 0o777, 0o700);
-        let agent = control.agent_dir().unwrap();
-        assert_eq!(agent, path.join("a1"));
-        assert_eq!(std::fs::metadata(&agent).unwrap().mode() & 0o777, 0o700);
-        assert_eq!(control.agent_dir().unwrap(), path.join("a2"));
+        let marker: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path.join(MARKER)).unwrap()).unwrap();
+        assert_eq!(marker["pid"], std::process::id());
+        let a = control.agent_dir().unwrap();
+        let b = control.agent_dir().unwrap();
+        assert_eq!(std::fs::metadata(&a).unwrap().mode() & 0o777, 0o700);
+        let name = a.file_name().unwrap().to_str().unwrap();
+        assert_eq!(name.len(), 12);
+        assert_ne!(a, b);
+        assert_eq!(control.agent_number(&a), "a1");
+        assert_eq!(control.agent_number(&b), "a2");
         drop(control);
         assert!(!path.exists());
+    }
+
+    #[test]
+    fn unguessable_words_differ() {
+        let words: std::collections::HashSet<String> = (0..100).map(|_| unguessable(8)).collect();
+        assert_eq!(words.len(), 100);
     }
 }

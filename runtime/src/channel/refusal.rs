@@ -59,6 +59,8 @@ pub enum Code {
     /// The call's time ran out and the handler ignored `call.signal` through the grace too: the
     /// call ended without it, and its work may have happened or may still finish.
     MayHaveRun,
+    /// The run was cancelled (Ctrl-C, SIGTERM) while the call ran; `call.signal` aborted it.
+    Cancelled,
     /// The handler's result is over the tool result limit, measured as JSON.
     ResultTooLarge,
     /// The handler returned something JSON cannot hold (a Date, a class instance, a cycle).
@@ -83,6 +85,9 @@ pub enum Code {
     InvalidRequest,
     /// The request names a protocol version the run does not speak.
     UnsupportedVersion,
+    /// The connecting process is not one of the agent's own (another agent's, another user's,
+    /// or one outside any agent): the socket it used is not its to use.
+    Forbidden,
 }
 
 /// One code's row: wire string, exit code, meaning for the agent.
@@ -94,7 +99,7 @@ struct Row {
 }
 
 /// The one table of codes. Meanings are written for the agent that reads them in `wfa --help`.
-const TABLE: [Row; 15] = [
+const TABLE: [Row; 17] = [
     Row {
         code: Code::HandlerFailed,
         wire: "handler-failed",
@@ -112,6 +117,12 @@ const TABLE: [Row; 15] = [
         wire: "may-have-run",
         exit: Exit::Failed,
         meaning: "the call's time ran out and it would not stop: it may have run, or may still",
+    },
+    Row {
+        code: Code::Cancelled,
+        wire: "cancelled",
+        exit: Exit::Failed,
+        meaning: "the run was cancelled while the call ran, and the call was stopped",
     },
     Row {
         code: Code::ResultTooLarge,
@@ -184,6 +195,12 @@ const TABLE: [Row; 15] = [
         wire: "unsupported-version",
         exit: Exit::Refused,
         meaning: "this wfa and the run speak different protocol versions",
+    },
+    Row {
+        code: Code::Forbidden,
+        wire: "forbidden",
+        exit: Exit::Refused,
+        meaning: "this launcher is not yours: only the agent it was made for may use it",
     },
 ];
 
@@ -289,6 +306,7 @@ mod tests {
             "handler-failed",
             "timed-out",
             "may-have-run",
+            "cancelled",
             "result-too-large",
             "result-not-json",
         ];
@@ -303,6 +321,7 @@ mod tests {
             "request-too-large",
             "invalid-request",
             "unsupported-version",
+            "forbidden",
         ];
         assert_eq!(failed.len() + refused.len(), TABLE.len());
         for wire in failed {

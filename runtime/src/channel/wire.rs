@@ -47,6 +47,13 @@ pub enum Request {
     /// `wfa tool <name> --help`: how to call that one tool.
     #[serde(rename = "tool-help")]
     ToolHelp { name: String },
+    /// What input a tool (`tool`) or a turn's answer (`turn`) is taught as: `json`, `text`,
+    /// `flags` or `nothing`, on `stdout`. `wfa` asks only when it was given no words and
+    /// standard input is open but silent, to know whether to wait for a slow producer.
+    Expects {
+        tool: Option<String>,
+        turn: Option<String>,
+    },
     /// `wfa result <turn> [words]`: answer a turn, by flags in `args` or on standard input.
     Result {
         turn: String,
@@ -307,6 +314,10 @@ mod tests {
                 stdin: Some("{\"id\": \"b2\"}\n".to_owned()),
             },
             Request::Tools {},
+            Request::Expects {
+                tool: Some("label_item".to_owned()),
+                turn: None,
+            },
             Request::Result {
                 turn: "t3".to_owned(),
                 args: vec!["--verdict".to_owned(), "ok".to_owned()],

@@ -36,6 +36,7 @@ pub async fn run<H: ProcessHarness + ?Sized>(harness: &H, attempt: Attempt<'_>) 
         mut cancelled,
         answered,
         sink,
+        supervision,
         ..
     } = attempt;
     let resume = native.id.clone();
@@ -72,7 +73,7 @@ pub async fn run<H: ProcessHarness + ?Sized>(harness: &H, attempt: Attempt<'_>) 
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| launch.program.display().to_string());
     let (lines_in, mut lines) = mpsc::unbounded_channel();
-    let mut process = match AgentProcess::spawn(&launch, lines_in) {
+    let mut process = match AgentProcess::spawn(&launch, launcher, supervision, lines_in).await {
         Ok(process) => process,
         Err(e) => {
             return AttemptReport::ended(AttemptEnd::Failed(format!(
@@ -81,6 +82,7 @@ pub async fn run<H: ProcessHarness + ?Sized>(harness: &H, attempt: Attempt<'_>) 
             )))
         }
     };
+    sink.process(Some(process.root()));
     let mut reading = Reading::new(native, sink);
     let deadline_at = tokio::time::Instant::from_std(deadline);
     let stop = loop {
@@ -109,6 +111,7 @@ pub async fn run<H: ProcessHarness + ?Sized>(harness: &H, attempt: Attempt<'_>) 
         Stop::TimedOut | Stop::Cancelled => None,
     };
     let ended = process.stop(status).await;
+    sink.process(None);
     // The pumps are done: what they read last is waiting here.
     while let Ok(line) = lines.try_recv() {
         reading.line(harness, line);

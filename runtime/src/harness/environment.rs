@@ -1,11 +1,73 @@
 //! What an agent's process inherits: the user's environment, less the variables that would make
 //! a CLI think it runs inside another agent's session and awf's own (`env::WITHHELD_FROM_AGENTS`),
-//! plus the turn's `AWF_*` variables, plus the agent spec's `env` on top.
+//! less what the agent spec's `env` withholds (`inherit: false | [names]`, `withhold: [names]`),
+//! plus the turn's `AWF_*` variables, plus the spec's variables on top.
 
 use std::path::Path;
 
+use serde_json::{json, Value};
+
 use super::Launch;
 use crate::env;
+
+/// Inherited variables an agent keeps under `env: { inherit: false }` (and beside the names of
+/// `inherit: [...]`): what a shell and a CLI need to run at all, and no credentials.
+pub const BASE_INHERITED: &[&str] = &[
+    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "LC_*", "TERM", "TMPDIR", "TZ",
+];
+
+/// Which inherited variables an agent's process sees.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Inherit {
+    /// All of them but the withheld (the default).
+    #[default]
+    All,
+    /// Only `BASE_INHERITED` and these names or `PREFIX*` patterns.
+    Only(Vec<String>),
+}
+
+/// An agent spec's `env`: its variables, what it inherits, what it withholds.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AgentEnv {
+    /// Set on top of what the process inherits; these win.
+    pub vars: Vec<(String, String)>,
+    pub inherit: Inherit,
+    /// Names or `PREFIX*` patterns never inherited.
+    pub withhold: Vec<String>,
+}
+
+impl AgentEnv {
+    /// The spec as a reopen must repeat it.
+    pub fn identity(&self) -> Value {
+        let inherit = match &self.inherit {
+            Inherit::All => json!(true),
+            Inherit::Only(names) => json!(names),
+        };
+        json!({ "vars": self.vars, "inherit": inherit, "withhold": self.withhold })
+    }
+
+    /// Whether an inherited variable `name` reaches the agent under this spec (awf's own
+    /// withholding aside).
+    fn passes(&self, name: &str) -> bool {
+        let matches = |pattern: &String| match pattern.strip_suffix('*') {
+            Some(prefix) => name.starts_with(prefix),
+            None => name == pattern,
+        };
+        if self.withhold.iter().any(matches) {
+            return false;
+        }
+        match &self.inherit {
+            Inherit::All => true,
+            Inherit::Only(names) => {
+                names.iter().any(matches)
+                    || BASE_INHERITED
+                        .iter()
+                        .map(|b| b.to_string())
+                        .any(|b| matches(&b))
+            }
+        }
+    }
+}
 
 /// The turn's own variables, set for every process-based agent (documented in env.rs).
 pub struct TurnVars<'a> {
@@ -19,10 +81,11 @@ pub struct TurnVars<'a> {
 
 /// Settles `launch`'s environment: withheld names removed, the turn's variables, then the
 /// harness's own (already in `launch.env`), then the spec's `env`, which wins.
-pub fn prepare(launch: &mut Launch, turn: &TurnVars<'_>, spec_env: &[(String, String)]) {
-    launch
-        .env_remove
-        .extend(withheld(std::env::vars_os().map(|(name, _)| name)));
+pub fn prepare(launch: &mut Launch, turn: &TurnVars<'_>, spec_env: &AgentEnv) {
+    launch.env_remove.extend(withheld(
+        std::env::vars_os().map(|(name, _)| name),
+        spec_env,
+    ));
     let mut vars = vec![
         (
             env::AWF_WFA.to_string(),
@@ -38,16 +101,18 @@ pub fn prepare(launch: &mut Launch, turn: &TurnVars<'_>, spec_env: &[(String, St
         ),
     ];
     vars.append(&mut launch.env);
-    vars.extend(spec_env.iter().cloned());
+    vars.extend(spec_env.vars.iter().cloned());
     launch.env = vars;
 }
 
 /// The names among `names` an agent must not inherit.
-fn withheld(names: impl Iterator<Item = std::ffi::OsString>) -> Vec<String> {
+fn withheld(names: impl Iterator<Item = std::ffi::OsString>, spec: &AgentEnv) -> Vec<String> {
     names
         .filter_map(|name| name.into_string().ok())
         .filter(|name| {
-            name.starts_with(env::AWF_PREFIX) || env::WITHHELD_FROM_AGENTS.contains(&name.as_str())
+            name.starts_with(env::AWF_PREFIX)
+                || env::WITHHELD_FROM_AGENTS.contains(&name.as_str())
+                || !spec.passes(name)
         })
         .collect()
 }
@@ -66,10 +131,47 @@ mod tests {
             "ANTHROPIC_BASE_URL",
             "PATH",
         ];
-        let withheld = withheld(names.iter().map(std::ffi::OsString::from));
+        let withheld = withheld(
+            names.iter().map(std::ffi::OsString::from),
+            &AgentEnv::default(),
+        );
         assert_eq!(
             withheld,
             vec!["CLAUDECODE", "CODEX_THREAD_ID", "AWF_WFA_BIN"]
+        );
+    }
+
+    #[test]
+    fn a_spec_can_withhold_credentials_or_inherit_only_what_it_names() {
+        let names = [
+            "PATH",
+            "HOME",
+            "LC_ALL",
+            "AWS_SECRET_ACCESS_KEY",
+            "GITHUB_TOKEN",
+            "OPENAI_API_KEY",
+        ];
+        let removed = |env: AgentEnv| withheld(names.iter().map(std::ffi::OsString::from), &env);
+        let deny = AgentEnv {
+            withhold: vec!["AWS_*".into(), "GITHUB_TOKEN".into()],
+            ..AgentEnv::default()
+        };
+        assert_eq!(removed(deny), vec!["AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN"]);
+        let closed = AgentEnv {
+            inherit: Inherit::Only(vec![]),
+            ..AgentEnv::default()
+        };
+        assert_eq!(
+            removed(closed),
+            vec!["AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN", "OPENAI_API_KEY"]
+        );
+        let allow = AgentEnv {
+            inherit: Inherit::Only(vec!["OPENAI_*".into()]),
+            ..AgentEnv::default()
+        };
+        assert_eq!(
+            removed(allow),
+            vec!["AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN"]
         );
     }
 
@@ -91,11 +193,11 @@ mod tests {
             session_name: "a-a1",
             check_in: false,
         };
-        prepare(
-            &mut launch,
-            &turn,
-            &[("ANTHROPIC_MODEL".into(), "spec".into())],
-        );
+        let spec = AgentEnv {
+            vars: vec![("ANTHROPIC_MODEL".into(), "spec".into())],
+            ..AgentEnv::default()
+        };
+        prepare(&mut launch, &turn, &spec);
         let last = |name: &str| {
             launch
                 .env

@@ -17,6 +17,7 @@ pub mod codex;
 pub mod command;
 pub mod environment;
 pub mod gemini;
+pub mod keeper;
 pub mod opencode;
 pub mod pi;
 pub mod process;
@@ -109,8 +110,8 @@ pub struct Attempt<'a> {
     pub launcher: &'a Path,
     /// `AWF_SESSION`: a name stable across the agent's turns, for an executable's own state.
     pub session_name: &'a str,
-    /// The agent spec's `env`, set on top of what the agent inherits.
-    pub env: &'a [(String, String)],
+    /// The agent spec's `env`: what the agent inherits and the variables set on top.
+    pub env: &'a environment::AgentEnv,
     /// The agent's native session: resumed by this attempt when it has an id, and updated from
     /// what the runtime reports.
     pub native: &'a mut NativeSession,
@@ -119,6 +120,8 @@ pub struct Attempt<'a> {
     /// Notified when an answer for the turn is accepted.
     pub answered: &'a Notify,
     pub sink: &'a dyn TurnSink,
+    /// How the run's agent processes are tracked (their cgroups).
+    pub supervision: &'a keeper::Supervision,
 }
 
 /// Where an attempt reports as it runs (the agent's records).
@@ -131,6 +134,9 @@ pub trait TurnSink: Send + Sync {
     fn stderr_line(&self, line: &str);
     /// Keeps a stream of the attempt's output in the run folder; the file's path in it.
     fn keep_output(&self, stream: Stream, captured: &Captured) -> Option<String>;
+    /// The root of the agent's process tree while a process runs (its keeper's pid), `None`
+    /// once it is stopped: the agent's socket serves only processes descending from it.
+    fn process(&self, root: Option<i32>);
 }
 
 /// What a process-based attempt is launched with.

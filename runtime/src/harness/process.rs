@@ -1,22 +1,24 @@
-//! Agent processes: each in its own process group, its output streamed line by line to the
-//! attempt while it runs and kept (bounded) for the records, and the whole group killed when its
-//! turn is over — SIGTERM, then SIGKILL after a grace. No orphans.
+//! Agent processes: each under its keeper (`keeper.rs`, which says what is guaranteed where),
+//! its output streamed line by line to the attempt while it runs and kept (bounded) for the
+//! records, and everything of it killed when its turn is over — SIGTERM, then SIGKILL after a
+//! grace. No orphans.
 //!
-//! Every live group is also in `LIVE_GROUPS`, so that a second Ctrl-C (which exits at once)
-//! can still kill them all synchronously on its way out.
+//! Every live agent's process group is also in `LIVE_GROUPS`, so that a second Ctrl-C (which
+//! exits at once) can still kill them synchronously on its way out; the keepers then see awf
+//! gone and kill the rest.
 
 use std::collections::HashSet;
-use std::path::PathBuf;
-use std::process::{ExitStatus, Stdio};
+use std::path::{Path, PathBuf};
+use std::process::ExitStatus;
 use std::sync::Mutex;
 use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
-use tokio::process::{Child, Command};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use crate::limits::{KILL_GRACE, MAX_AGENT_OUTPUT_BYTES, MAX_HARNESS_LINE_BYTES};
+use super::keeper::{self, Kept, Supervision};
+use crate::limits::{MAX_AGENT_OUTPUT_BYTES, MAX_HARNESS_LINE_BYTES};
 
 static LIVE_GROUPS: Mutex<Option<HashSet<i32>>> = Mutex::new(None);
 
@@ -115,10 +117,9 @@ fn strip_escapes(text: &str) -> String {
     out
 }
 
-/// A started agent process and its group.
+/// A started agent process, under its keeper (`keeper.rs`).
 pub struct AgentProcess {
-    child: Child,
-    pgid: i32,
+    kept: Kept,
     stdout: JoinHandle<Captured>,
     stderr: JoinHandle<Captured>,
 }
@@ -132,33 +133,23 @@ pub struct Ended {
 }
 
 impl AgentProcess {
-    /// Starts the process; each line of its output is sent to `lines` as it comes.
-    pub fn spawn(
+    /// Starts the process under the keeper `wfa`; each line of its output is sent to `lines` as
+    /// it comes.
+    pub async fn spawn(
         launch: &Launch,
+        wfa: &Path,
+        supervision: &Supervision,
         lines: mpsc::UnboundedSender<Line>,
     ) -> std::io::Result<AgentProcess> {
-        let mut command = Command::new(&launch.program);
-        command.args(&launch.args).current_dir(&launch.cwd);
-        for name in &launch.env_remove {
-            command.env_remove(name);
-        }
-        command
-            .envs(launch.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-            .stdin(if launch.stdin.is_some() {
-                Stdio::piped()
-            } else {
-                Stdio::null()
-            })
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .kill_on_drop(true);
-        let mut child = command.spawn()?;
-        let pgid = child.id().map(|id| id as i32).unwrap_or(0);
-        track(pgid, true);
-        let stdout = tokio::spawn(pump(child.stdout.take(), Stream::Stdout, lines.clone()));
-        let stderr = tokio::spawn(pump(child.stderr.take(), Stream::Stderr, lines));
-        if let (Some(mut stdin), Some(prompt)) = (child.stdin.take(), launch.stdin.clone()) {
+        let mut kept = keeper::start(launch, wfa, supervision).await?;
+        track(kept.agent, true);
+        let stdout = tokio::spawn(pump(
+            kept.child.stdout.take(),
+            Stream::Stdout,
+            lines.clone(),
+        ));
+        let stderr = tokio::spawn(pump(kept.child.stderr.take(), Stream::Stderr, lines));
+        if let (Some(mut stdin), Some(prompt)) = (kept.child.stdin.take(), launch.stdin.clone()) {
             // The agent may never read its prompt; writing must not hold the turn up.
             tokio::spawn(async move {
                 let _ = stdin.write_all(prompt.as_bytes()).await;
@@ -166,32 +157,30 @@ impl AgentProcess {
             });
         }
         Ok(AgentProcess {
-            child,
-            pgid,
+            kept,
             stdout,
             stderr,
         })
     }
 
-    /// Waits for the process itself to exit (its group may live on).
-    pub async fn wait(&mut self) -> std::io::Result<ExitStatus> {
-        self.child.wait().await
+    /// The keeper's pid: every process of the agent descends from it.
+    pub fn root(&self) -> i32 {
+        self.kept.keeper
     }
 
-    /// Kills the whole group (SIGTERM, then SIGKILL after the grace) and collects the output.
+    /// Waits for the process itself to exit (what it started may live on).
+    pub async fn wait(&mut self) -> std::io::Result<ExitStatus> {
+        self.kept.wait().await
+    }
+
+    /// Kills everything of the agent (SIGTERM, then SIGKILL after the grace) and collects the
+    /// output.
     pub async fn stop(mut self, status: Option<ExitStatus>) -> Ended {
-        let status = match status {
-            Some(s) => Some(s),
-            None => self.child.try_wait().ok().flatten(),
-        };
-        kill_group(self.pgid, &mut self.child).await;
-        let status = match status {
-            Some(s) => Some(s),
-            None => self.child.wait().await.ok(),
-        };
-        track(self.pgid, false);
-        // The pumps end when every holder of the pipes is gone, which the kill ensured; bound
-        // the wait anyway: a process outside the group may have inherited the pipe.
+        self.kept.stop().await;
+        let status = status.or(self.kept.exit_status());
+        track(self.kept.agent, false);
+        // The pumps end when every holder of the pipes is gone, which the stop ensured; bound
+        // the wait anyway.
         let stdout = join_capture(self.stdout).await;
         let stderr = join_capture(self.stderr).await;
         Ended {
@@ -214,63 +203,6 @@ async fn join_capture(handle: JoinHandle<Captured>) -> Captured {
             }
         }
     }
-}
-
-/// SIGTERM to the group; if anything of it is left after the grace, SIGKILL.
-async fn kill_group(pgid: i32, child: &mut Child) {
-    if pgid <= 0 {
-        let _ = child.kill().await;
-        return;
-    }
-    if !group_alive(pgid) {
-        return;
-    }
-    unsafe {
-        libc::killpg(pgid, libc::SIGTERM);
-    }
-    let deadline = tokio::time::Instant::now() + KILL_GRACE;
-    while tokio::time::Instant::now() < deadline {
-        // Reap our own child so it does not count as alive while a zombie.
-        let _ = child.try_wait();
-        if !group_alive(pgid) {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    unsafe {
-        libc::killpg(pgid, libc::SIGKILL);
-    }
-    let _ = child.wait().await;
-}
-
-/// Whether any process of the group still runs. A zombie does not count: an orphaned child
-/// that died waits for init to reap it, which some inits (in containers) do late or never.
-pub fn group_alive(pgid: i32) -> bool {
-    if unsafe { libc::killpg(pgid, 0) } != 0 {
-        return false;
-    }
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return true;
-    };
-    entries
-        .flatten()
-        .filter(|e| {
-            e.file_name()
-                .to_str()
-                .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
-        })
-        .filter_map(|e| std::fs::read_to_string(e.path().join("stat")).ok())
-        .any(|stat| stat_in_group_and_running(&stat, pgid))
-}
-
-/// Reads `/proc/<pid>/stat`: after the command in parentheses come the state and, two fields
-/// on, the process group.
-fn stat_in_group_and_running(stat: &str, pgid: i32) -> bool {
-    let Some(after_command) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
-        return false;
-    };
-    let fields: Vec<&str> = after_command.split_whitespace().collect();
-    matches!((fields.first(), fields.get(2)), (Some(state), Some(group)) if *state != "Z" && *state != "X" && group.parse() == Ok(pgid))
 }
 
 /// Reads a stream to its end: keeps its first bytes (bounded) and sends each line on.
@@ -388,45 +320,5 @@ mod tests {
             truncated: false,
         };
         assert_eq!(stderr.last_lines(5), "Error: Session not found");
-    }
-
-    #[test]
-    fn reads_state_and_group_from_stat() {
-        let stat = "123 (sh (odd) name) S 1 456 456 0 -1 4194560";
-        assert!(stat_in_group_and_running(stat, 456));
-        assert!(!stat_in_group_and_running(stat, 457));
-        assert!(!stat_in_group_and_running("123 (sleep) Z 1 456 456 0", 456));
-    }
-
-    #[tokio::test]
-    async fn stopping_kills_what_the_process_left_in_the_background() {
-        let dir = std::env::temp_dir();
-        let launch = Launch {
-            program: "/bin/sh".into(),
-            args: vec!["-c".into(), "sleep 300 & echo $!; sleep 300".into()],
-            cwd: dir,
-            env: vec![],
-            env_remove: vec![],
-            stdin: None,
-        };
-        let (lines, mut received) = mpsc::unbounded_channel();
-        let mut process = AgentProcess::spawn(&launch, lines).unwrap();
-        let pgid = process.pgid;
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        assert!(group_alive(pgid));
-        assert!(
-            tokio::time::timeout(Duration::from_millis(50), process.wait())
-                .await
-                .is_err()
-        );
-        let ended = process.stop(None).await;
-        assert!(!group_alive(pgid), "the background sleep survived");
-        let background: i32 = ended.stdout.text().trim().parse().unwrap();
-        assert_eq!(
-            received.recv().await,
-            Some((Stream::Stdout, background.to_string()))
-        );
-        let state = std::fs::read_to_string(format!("/proc/{background}/stat")).unwrap_or_default();
-        assert!(state.is_empty() || state.contains(") Z "), "{state}");
     }
 }

@@ -34,6 +34,8 @@ pub enum Event {
         launcher: String,
         #[serde(skip_serializing_if = "Vec::is_empty")]
         tools: Vec<String>,
+        /// What tracks the agent's processes: `cgroup` or `subreaper` (harness/keeper.rs).
+        tracking: String,
     },
     #[serde(rename_all = "camelCase")]
     TurnStarted {
@@ -187,6 +189,18 @@ pub enum Event {
     },
     #[serde(rename_all = "camelCase")]
     AgentClosed { agent: String },
+    /// A connection to an agent's socket from a process that is not the agent's, refused.
+    #[serde(rename_all = "camelCase")]
+    ChannelRefused {
+        agent: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pid: Option<i32>,
+        uid: u32,
+        why: String,
+    },
+    /// The events file reached its cap: later events are dropped, the run goes on.
+    #[serde(rename_all = "camelCase")]
+    EventsCapped { limit_bytes: u64 },
     #[serde(rename_all = "camelCase")]
     RunEnded {
         outcome: String,

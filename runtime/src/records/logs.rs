@@ -72,8 +72,25 @@ pub fn find_run(cwd: &Path, run: Option<&str>) -> Result<PathBuf, LogsError> {
     }
     all_runs(&runs)
         .into_iter()
-        .max_by(|a, b| a.file_name().cmp(&b.file_name()))
+        .max_by_key(|dir| started(dir))
         .ok_or(LogsError::NoRuns { runs })
+}
+
+/// When a run started, for picking the latest: the time in its id (`20261129-183058-...`), then
+/// its run.json's `startedAt` to the millisecond (two runs in one second), then its id.
+fn started(dir: &Path) -> (String, String, String) {
+    let id = dir
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("")
+        .to_string();
+    let id_time = id.get(..15).unwrap_or("").to_string();
+    let started_at = std::fs::read_to_string(dir.join("run.json"))
+        .ok()
+        .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+        .and_then(|run| run["startedAt"].as_str().map(str::to_string))
+        .unwrap_or_default();
+    (id_time, started_at, id)
 }
 
 /// Every `<workflow>/<run-id>` folder with an events file.
@@ -128,6 +145,17 @@ pub fn parts(event: &Value) -> LogLine {
         "run-started" => (
             String::new(),
             format!("run {} of {} started", text("runId"), text("workflow")),
+        ),
+        "events-capped" => (
+            String::new(),
+            format!(
+                "events file reached its cap of {}; later events were not recorded",
+                size_of(event.get("limitBytes").and_then(Value::as_u64).unwrap_or(0))
+            ),
+        ),
+        "channel-refused" => (
+            agent,
+            format!("✗ socket refused a connection from {}", text("why")),
         ),
         "run-ended" => (
             String::new(),
@@ -350,8 +378,13 @@ fn details(items: Option<&Value>) -> String {
 }
 
 fn size(text: &str) -> String {
-    let bytes = text.len();
-    if bytes >= 1024 {
+    size_of(text.len() as u64)
+}
+
+fn size_of(bytes: u64) -> String {
+    if bytes >= 1024 * 1024 {
+        format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
+    } else if bytes >= 1024 {
         format!("{:.1} KiB", bytes as f64 / 1024.0)
     } else {
         format!("{bytes} bytes")
@@ -427,6 +460,24 @@ mod tests {
         assert!(!filter.keeps(&json!({"agent": "a", "tool": "u"})));
         assert!(!filter.keeps(&json!({"agent": "b", "tool": "t"})));
         assert!(LogFilter::default().keeps(&json!({"event": "run-started"})));
+    }
+
+    #[test]
+    fn the_latest_run_is_the_latest_by_its_start_not_its_name() {
+        let cwd = std::env::temp_dir().join(format!("awf-logs-latest-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&cwd);
+        let run = |workflow: &str, id: &str, at: &str| {
+            let dir = cwd.join(RUNS_DIR).join(workflow).join(id);
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join("events.jsonl"), "").unwrap();
+            std::fs::write(dir.join("run.json"), json!({"startedAt": at}).to_string()).unwrap();
+            dir
+        };
+        run("a", "20261129-183058-zzzz", "2026-11-29T18:30:58.100Z");
+        let later = run("b", "20261129-183058-aaaa", "2026-11-29T18:30:58.900Z");
+        run("c", "20261129-183057-zzzz", "2026-11-29T18:30:57.999Z");
+        assert_eq!(find_run(&cwd, None).unwrap(), later);
+        std::fs::remove_dir_all(cwd).unwrap();
     }
 
     #[test]

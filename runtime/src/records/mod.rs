@@ -6,7 +6,14 @@
 //! (`reader.rs`). `.awf/runs/.gitignore` keeps the records out of git. A file the run need not
 //! wait for (run.json) can be written behind, on a thread of its own: an fsync takes
 //! milliseconds, and the next whole-file write waits for it, so files still land in order.
+//!
+//! Records hold prompts, answers and tool inputs: folders are made 0700 and files 0600, whatever
+//! the umask. `events.jsonl` is capped (`limits::MAX_EVENTS_BYTES`, or `$AWF_MAX_EVENTS_BYTES`):
+//! the event that would pass the cap is replaced by one `events-capped` line, later events are
+//! counted and dropped (output.json says how many), and the run goes on; `run-ended` is always
+//! written.
 
+pub mod ending;
 pub mod event;
 pub mod logs;
 pub mod observer;
@@ -14,8 +21,9 @@ pub mod observer;
 pub mod reader;
 pub mod time;
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, DirBuilder, File, OpenOptions};
 use std::io::{self, Write};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::JoinHandle;
@@ -30,7 +38,7 @@ pub const RUNS_DIR: &str = ".awf/runs";
 /// One run's folder, open for writing.
 pub struct RunDir {
     path: PathBuf,
-    events: Mutex<File>,
+    events: Mutex<EventsFile>,
     /// A copy of every event appended, for tests that read them as they go (`keep_events`).
     kept: Mutex<Option<Vec<serde_json::Value>>>,
     /// Whole-file writes still on their way to disk (`write_json_behind`).
@@ -39,24 +47,80 @@ pub struct RunDir {
     observer: OnceLock<Arc<dyn RunObserver>>,
 }
 
+/// `events.jsonl` as it is appended: how much it holds against its cap.
+#[derive(Debug)]
+struct EventsFile {
+    file: File,
+    bytes: u64,
+    cap: u64,
+    /// Events not written because the cap was reached.
+    dropped: u64,
+}
+
+impl EventsFile {
+    /// Writes `line`, or past the cap, the `events-capped` line once and then nothing;
+    /// `always` lines (the run's end) are written past the cap too.
+    fn write(&mut self, line: &str, always: bool) -> io::Result<()> {
+        let fits = self.bytes + line.len() as u64 <= self.cap;
+        if fits || always {
+            self.bytes += line.len() as u64;
+            return self.file.write_all(line.as_bytes());
+        }
+        self.dropped += 1;
+        if self.dropped > 1 {
+            return Ok(());
+        }
+        let capped = event::line(
+            SystemTime::now(),
+            &Event::EventsCapped {
+                limit_bytes: self.cap,
+            },
+        );
+        self.bytes += capped.len() as u64;
+        self.file.write_all(capped.as_bytes())
+    }
+}
+
+/// The cap on one run's events file: `$AWF_MAX_EVENTS_BYTES`, else `MAX_EVENTS_BYTES`.
+fn events_cap() -> u64 {
+    std::env::var(crate::env::AWF_MAX_EVENTS_BYTES)
+        .ok()
+        .and_then(|text| text.trim().parse().ok())
+        .unwrap_or(crate::limits::MAX_EVENTS_BYTES)
+}
+
+/// Makes `path` and the folders above it that are missing, each 0700.
+pub fn make_private_dirs(path: &Path) -> io::Result<()> {
+    DirBuilder::new().recursive(true).mode(0o700).create(path)
+}
+
 impl RunDir {
-    /// Creates `<cwd>/.awf/runs/<workflow>/<run_id>/` and its events file.
+    /// Creates `<cwd>/.awf/runs/<workflow>/<run_id>/` (0700) and its events file (0600).
     pub fn create(cwd: &Path, workflow: &str, run_id: &str) -> io::Result<RunDir> {
         let runs = cwd.join(RUNS_DIR);
-        fs::create_dir_all(&runs)?;
+        make_private_dirs(&runs)?;
         let ignore = runs.join(".gitignore");
         if !ignore.exists() {
             write_atomically(&ignore, b"*\n")?;
         }
         let path = runs.join(workflow).join(run_id);
-        fs::create_dir_all(&path)?;
-        let events = OpenOptions::new()
+        make_private_dirs(&path)?;
+        // An existing folder (a reused id) keeps the mode it had: make it private too.
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o700))?;
+        let file = OpenOptions::new()
             .create(true)
             .append(true)
+            .mode(0o600)
             .open(path.join("events.jsonl"))?;
+        let bytes = file.metadata()?.len();
         Ok(RunDir {
             path,
-            events: Mutex::new(events),
+            events: Mutex::new(EventsFile {
+                file,
+                bytes,
+                cap: events_cap(),
+                dropped: 0,
+            }),
             kept: Mutex::new(None),
             behind: Mutex::default(),
             observer: OnceLock::new(),
@@ -114,8 +178,14 @@ impl RunDir {
     /// relative to the run folder, as events name it.
     pub fn write_turn_output(&self, turn: &str, name: &str, bytes: &[u8]) -> io::Result<String> {
         let dir = self.path.join("turns").join(turn);
-        fs::create_dir_all(&dir)?;
-        fs::write(dir.join(name), bytes)?;
+        make_private_dirs(&dir)?;
+        let mut file = OpenOptions::new()
+            .create(true)
+            .write(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(dir.join(name))?;
+        file.write_all(bytes)?;
         Ok(format!("turns/{turn}/{name}"))
     }
 
@@ -131,13 +201,22 @@ impl RunDir {
             kept.push(value.clone());
         }
         drop(kept);
-        let mut file = self.events.lock().unwrap_or_else(|e| e.into_inner());
-        let written = file.write_all(line.as_bytes());
+        let always = matches!(event, Event::RunEnded { .. });
+        let mut events = self.events.lock().unwrap_or_else(|e| e.into_inner());
+        let written = events.write(&line, always);
         // Under the file's lock, so an observer sees events in the order they were written.
         if let (Some(observer), Some(value)) = (observer, &parsed) {
             observer.recorded(value);
         }
         written
+    }
+
+    /// How many events the cap kept out of `events.jsonl` so far.
+    pub fn dropped_events(&self) -> u64 {
+        self.events
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .dropped
     }
 
     /// From now on, `observer` sees every event appended, and the lines agents write on stderr.
@@ -203,7 +282,12 @@ fn write_durably(target: &Path, bytes: &[u8]) -> io::Result<PathBuf> {
         .and_then(|n| n.to_str())
         .unwrap_or("file");
     let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let mut file = File::create(&temp)?;
+    let mut file = OpenOptions::new()
+        .create(true)
+        .write(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(&temp)?;
     file.write_all(bytes)?;
     file.sync_all()?;
     Ok(temp)
@@ -295,6 +379,66 @@ mod tests {
         let path = run.write_turn_output("t1", "1.stdout", b"hi\n").unwrap();
         assert_eq!(path, "turns/t1/1.stdout");
         assert_eq!(fs::read_to_string(run.path().join(&path)).unwrap(), "hi\n");
+        fs::remove_dir_all(cwd).unwrap();
+    }
+
+    #[test]
+    fn folders_are_0700_and_files_0600_whatever_the_umask() {
+        let cwd = scratch("modes");
+        // SAFETY: plain syscall; the umask is restored below.
+        let old = unsafe { libc::umask(0o000) };
+        let run = RunDir::create(&cwd, "hello", "r1").unwrap();
+        run.write_json("output.json", &json!({})).unwrap();
+        run.write_turn_output("t1", "1.stdout", b"x").unwrap();
+        run.append(&Event::Log {
+            message: "m".into(),
+            fields: None,
+        })
+        .unwrap();
+        unsafe { libc::umask(old) };
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        for dir in [
+            cwd.join(".awf"),
+            cwd.join(".awf/runs"),
+            cwd.join(".awf/runs/hello"),
+            run.path().to_path_buf(),
+            run.path().join("turns/t1"),
+        ] {
+            assert_eq!(mode(&dir), 0o700, "{}", dir.display());
+        }
+        for file in ["events.jsonl", "output.json", "turns/t1/1.stdout"] {
+            assert_eq!(mode(&run.path().join(file)), 0o600, "{file}");
+        }
+        fs::remove_dir_all(cwd).unwrap();
+    }
+
+    #[test]
+    fn past_its_cap_the_events_file_says_so_once_and_still_ends() {
+        let cwd = scratch("cap");
+        let run = RunDir::create(&cwd, "hello", "r1").unwrap();
+        run.events.lock().unwrap().cap = 300;
+        for n in 0..20 {
+            run.append(&Event::Log {
+                message: format!("line {n}"),
+                fields: None,
+            })
+            .unwrap();
+        }
+        run.append(&Event::RunEnded {
+            outcome: "completed".into(),
+            reason: None,
+        })
+        .unwrap();
+        let events = reader::read_events(&run.path().join("events.jsonl")).unwrap();
+        let kinds: Vec<&str> = events
+            .iter()
+            .map(|e| e["event"].as_str().unwrap())
+            .collect();
+        let capped = kinds.iter().position(|k| *k == "events-capped").unwrap();
+        assert!(kinds[..capped].iter().all(|k| *k == "log"), "{kinds:?}");
+        assert_eq!(&kinds[capped + 1..], ["run-ended"]);
+        assert_eq!(events[capped]["limitBytes"], 300);
+        assert_eq!(run.dropped_events(), 20 - capped as u64);
         fs::remove_dir_all(cwd).unwrap();
     }
 

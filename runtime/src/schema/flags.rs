@@ -71,7 +71,15 @@ pub fn parse(schema: &Schema, words: &[String]) -> Result<Value, Vec<InputProble
                     problems.push(repeated);
                 }
             }
-            (Some(value), None) => given[index] = Some(convert(&flag.kind, value)),
+            (Some(value), None) => {
+                if !matches!(flag.kind, FlagKind::Text) && is_past_exact_integers(&value) {
+                    problems.push(InputProblem::InexactInteger {
+                        option: format!("--{}", flag.name),
+                        word: value.clone(),
+                    });
+                }
+                given[index] = Some(convert(&flag.kind, value));
+            }
         }
     }
     if !stray.is_empty() {
@@ -127,6 +135,24 @@ fn convert(kind: &FlagKind, word: String) -> Value {
         FlagKind::Literals(options) => literal(options, &word),
     };
     converted.unwrap_or(Value::String(word))
+}
+
+/// The largest integer JSON carries exactly to the workflow's JS (2^53 - 1,
+/// `Number.MAX_SAFE_INTEGER`); a larger one would arrive rounded.
+pub const MAX_EXACT_INTEGER: u64 = (1 << 53) - 1;
+
+/// Whether `word` is written as an integer (digits, maybe a `-`) past ±[`MAX_EXACT_INTEGER`]:
+/// refused rather than rounded. (`1e300` is written as a float, and means the float JS reads.)
+fn is_past_exact_integers(word: &str) -> bool {
+    let digits = word.strip_prefix('-').unwrap_or(word);
+    let digits = digits.trim_start_matches('0');
+    !word.is_empty()
+        && word
+            .strip_prefix('-')
+            .unwrap_or(word)
+            .bytes()
+            .all(|b| b.is_ascii_digit())
+        && (digits.len() > 16 || digits.parse::<u64>().is_ok_and(|n| n > MAX_EXACT_INTEGER))
 }
 
 fn integer(word: &str) -> Option<Value> {
@@ -262,6 +288,39 @@ mod tests {
         ]);
         assert_eq!(value["file"], json!("it's here"));
         assert_eq!(value["problem"], json!("'\\'' -- \"x\""));
+    }
+
+    #[test]
+    fn integers_past_2_pow_53_are_refused_not_rounded() {
+        let schema = Schema::compile(json!({"type": "object", "properties": {
+            "id": {"type": "integer"}, "x": {"type": "number"}}}))
+        .unwrap();
+        let said = |text: &[&str]| {
+            parse(&schema, &words(text))
+                .map_err(|p| p.iter().map(ToString::to_string).collect::<Vec<_>>())
+        };
+        assert_eq!(
+            said(&["--id", "9007199254740991"]),
+            Ok(json!({"id": 9007199254740991u64}))
+        );
+        assert_eq!(
+            said(&["--id", "-9007199254740991"]),
+            Ok(json!({"id": -9007199254740991i64}))
+        );
+        assert_eq!(said(&["--x", "1e300"]), Ok(json!({"x": 1e300})));
+        for (flag, word) in [
+            ("--id", "9007199254740993"),
+            ("--id", "-9007199254740993"),
+            ("--x", "9007199254740993"),
+            ("--x", "18446744073709551616000"),
+            ("--id", "18446744073709551616000"),
+        ] {
+            let problems = said(&[flag, word]).unwrap_err();
+            assert!(
+                problems[0].starts_with(&format!("{flag}: ")) && problems[0].contains("2^53"),
+                "{word}: {problems:?}"
+            );
+        }
     }
 
     #[test]

@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use super::problem::InputProblem;
 use super::Schema;
+use crate::limits::MAX_JSON_DEPTH;
 
 /// An input as `wfa` sends it, read by the schema's shape: option words for a flat object
 /// (`--name value`), else JSON on standard input — or, as the predecessor's
@@ -30,6 +31,8 @@ pub fn parse_json_payload(schema: &Schema, text: &str) -> Result<Value, Vec<Inpu
     let value: Value = serde_json::from_str(text).map_err(|error| {
         let detail = if text.trim().is_empty() {
             "it is empty".to_string()
+        } else if error.to_string().starts_with("recursion limit exceeded") {
+            format!("it is nested more than {MAX_JSON_DEPTH} levels deep, the limit")
         } else {
             error.to_string()
         };
@@ -66,6 +69,17 @@ mod tests {
             "required": ["id", "labels"]
         }))
         .unwrap()
+    }
+
+    #[test]
+    fn the_depth_limit_is_the_one_in_limits() {
+        let any = Schema::compile(json!({})).unwrap();
+        let nested = |depth: usize| format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        assert!(parse_json_payload(&any, &nested(MAX_JSON_DEPTH)).is_ok());
+        assert_eq!(
+            lines(parse_json_payload(&any, &nested(MAX_JSON_DEPTH + 1))),
+            [format!("the input is not valid JSON (it is nested more than {MAX_JSON_DEPTH} levels deep, the limit); send exactly one JSON value")]
+        );
     }
 
     #[test]

@@ -43,6 +43,13 @@ pub enum InputProblem {
         quoted_words(.words)
     )]
     StrayWords { words: Vec<String> },
+    /// An integer too large to reach the workflow exactly (past 2^53 - 1); refused rather than
+    /// rounded.
+    #[error(
+        "{option}: {word} is past 2^53 - 1 (9007199254740991), the largest integer that reaches \
+         the workflow exactly; send a smaller number, or the digits as text if the field takes text"
+    )]
+    InexactInteger { option: String, word: String },
     /// The value does not fit the schema.
     #[error("{0}")]
     Field(FieldError),

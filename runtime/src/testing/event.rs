@@ -288,9 +288,10 @@ impl FileReportSink {
     }
 }
 
-/// A duration given in milliseconds by JS (negative or not finite reads as zero).
+/// A duration given in milliseconds by JS (negative or not a number reads as zero; past
+/// `duration::MAX_DURATION` as that).
 pub fn millis(ms: f64) -> Duration {
-    Duration::try_from_secs_f64(ms / 1000.0).unwrap_or_default()
+    crate::duration::clamp_millis(ms)
 }
 
 #[cfg(test)]

@@ -13,12 +13,14 @@ use std::pin::pin;
 use std::time::Instant;
 
 use serde_json::{json, Value};
+use tokio::sync::watch;
 
 use super::calls::{CallSlot, CallStart};
 use super::{input, CallBudget, ToolSet};
 use crate::channel::refusal::{self, Code};
 use crate::channel::wire::Response;
 use crate::duration::format_duration;
+use crate::harness::attempt::until_cancelled;
 use crate::harness::registry;
 use crate::js::{JsFailure, JsRequester};
 use crate::limits::{
@@ -41,6 +43,8 @@ pub trait Caller: Send + Sync {
     /// The run's id and its JS, where handlers run.
     fn run_id(&self) -> &str;
     fn js(&self) -> &JsRequester;
+    /// Becomes true when the run is cancelled (Ctrl-C, SIGTERM).
+    fn cancelled(&self) -> watch::Receiver<bool>;
 }
 
 /// Runs `wfa tool <name> <args>` for `agent`.
@@ -132,18 +136,37 @@ async fn run_call(
         }
         _ => "the time left in its turn".to_string(),
     };
+    let mut cancelled = agent.cancelled();
     let stopped = tokio::select! {
         answer = &mut reply => Stopped::Answer(answer),
         _ = tokio::time::sleep_until(ends_at.into()) => Stopped::TimeUp,
         _ = slot.turn_over.notified() => Stopped::TurnOver,
+        _ = until_cancelled(&mut cancelled) => Stopped::Cancelled,
     };
     let took = match stopped {
         Stopped::Answer(_) => String::new(),
         Stopped::TimeUp => format!("{} took longer than {budget_text}", slot.tool),
         Stopped::TurnOver => format!("{} was still running when its turn ended", slot.tool),
+        Stopped::Cancelled => format!("{} was still running when the run was cancelled", slot.tool),
     };
     let settled = match stopped {
         Stopped::Answer(answer) => answered(&slot.tool, answer),
+        Stopped::Cancelled => {
+            let _ = js
+                .request(
+                    "tool.abort",
+                    json!({ "run": agent.run_id(), "call": slot.id }),
+                )
+                .await;
+            let message = match tokio::time::timeout(TOOL_ABORT_GRACE, &mut reply).await {
+                Ok(_) => format!("{took} and was stopped (call.signal aborted)"),
+                Err(_) => format!(
+                    "{took} and ignored call.signal for {} more: it may have run, or may still finish",
+                    format_duration(TOOL_ABORT_GRACE)
+                ),
+            };
+            Settled::failure(Code::Cancelled, message, None)
+        }
         Stopped::TimeUp | Stopped::TurnOver => {
             // Abort the handler's signal, then give it the grace.
             let _ = js
@@ -192,6 +215,8 @@ enum Stopped {
     Answer(Result<Option<Value>, JsFailure>),
     TimeUp,
     TurnOver,
+    /// The run was cancelled: the call is recorded `cancelled`, not `timed-out`.
+    Cancelled,
 }
 
 /// How a call ended: what the agent reads, and what the records say of it.

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::duration::{format_duration, parse_duration};
+use crate::duration::{format_duration, parse_timeout, timeout_from_millis};
 use crate::limits::{DEFAULT_TOOL_TIMEOUT, MAX_TOOLS_PER_AGENT, MAX_TOOL_NAME_LEN};
 use crate::schema::teach::ToolTeaching;
 use crate::schema::Schema;
@@ -144,20 +144,19 @@ fn read_tool(name: &str, spec: &Value) -> Result<ToolSpec, String> {
     let budget = match spec.get("timeout") {
         None | Some(Value::Null) => CallBudget::Within(DEFAULT_TOOL_TIMEOUT),
         Some(Value::Bool(false)) => CallBudget::TurnOnly,
-        Some(Value::String(text)) => CallBudget::Within(parse_duration(text).map_err(|e| format!("timeout: {e}"))?),
-        Some(Value::Number(n)) => match n.as_f64() {
-            Some(ms) if ms > 0.0 && ms.is_finite() => CallBudget::Within(Duration::from_secs_f64(ms / 1000.0)),
-            _ => return Err(format!("timeout: {n} is not a positive number of milliseconds")),
-        },
+        Some(Value::String(text)) => {
+            CallBudget::Within(parse_timeout(text).map_err(|e| format!("timeout: {e}"))?)
+        }
+        Some(Value::Number(n)) => CallBudget::Within(
+            timeout_from_millis(n.as_f64().unwrap_or(f64::NAN))
+                .map_err(|e| format!("timeout: {e}"))?,
+        ),
         Some(other) => {
             return Err(format!(
                 "timeout: {other} is not a duration; write \"30s\", \"2m\", a number of milliseconds, or false"
             ))
         }
     };
-    if budget == CallBudget::Within(Duration::ZERO) {
-        return Err("timeout: a call needs some time; give at least 1ms".into());
-    }
     Ok(ToolSpec {
         name: name.to_string(),
         description,
@@ -231,6 +230,13 @@ mod tests {
         );
         assert!(err(json!({"a": {"description": "x", "timeout": "soon"}})).contains("timeout"));
         assert!(err(json!({"a": {"description": "x", "timeout": 0}})).contains("positive"));
+        assert!(err(json!({"a": {"description": "x", "timeout": "0s"}})).contains("no time at all"));
+        assert!(err(json!({"a": {"description": "x", "timeout": 1e300}}))
+            .contains("longer than awf takes"));
+        assert!(
+            err(json!({"a": {"description": "x", "timeout": "4000000000000000h"}}))
+                .contains("longer than awf takes")
+        );
         let many: serde_json::Map<String, Value> = (0..17)
             .map(|i| (format!("t{i}"), json!({"description": "x"})))
             .collect();

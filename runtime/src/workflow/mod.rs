@@ -264,6 +264,10 @@ fn finish(run: &Run, end: Result<CallEnd, Stop>) -> RunReport {
     if let Some(usage) = run.agents.usage_json() {
         record["usage"] = usage;
     }
+    let dropped = run.records.dropped_events();
+    if dropped > 0 {
+        record["eventsDropped"] = json!(dropped);
+    }
     if let Some(error) = &error {
         record["reason"] = json!(error.headline());
         record["error"] = json!({ "name": error.name, "message": error.message, "stack": error.stack, "code": error.code });

@@ -74,6 +74,7 @@ impl Run {
             RunMode::Scripted { records_root, .. } => records_root.as_path(),
         };
         let records = RunDir::create(records_root, spec.workflow, &id)?;
+        let me = crate::os::proc::Identity::current();
         match &spec.mode {
             // A tested run keeps its events for the test to read (`run.logs`, `run.turns`).
             RunMode::Scripted { .. } => records.keep_events(),
@@ -94,6 +95,8 @@ impl Run {
                 "argv": spec.argv,
                 "timeoutMs": spec.timeout.as_millis() as u64,
                 "startedAt": time::rfc3339(started),
+                // Who runs it: a later awf closes the records of a run whose awf is gone.
+                "awf": { "pid": me.pid, "start": me.start },
             }),
         )?;
         records.append(&Event::RunStarted {
@@ -104,7 +107,8 @@ impl Run {
             argv: spec.argv.to_vec(),
         })?;
         let records = Arc::new(records);
-        let deadline = Instant::now() + spec.timeout;
+        let timeout = spec.timeout.min(crate::duration::MAX_DURATION);
+        let deadline = Instant::now() + timeout;
         let (cancel, cancelled) = tokio::sync::watch::channel(false);
         let agents = Agents::new(RunLink {
             run_id: id.clone(),

@@ -14,13 +14,11 @@
 //! carries no identity.
 
 use std::ffi::OsString;
-use std::io::{self, IsTerminal, Read, Write};
+use std::io::{self, Read, Write};
 use std::net::Shutdown;
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::mpsc::{self, Sender};
-use std::thread;
 use std::time::{Duration, Instant};
 
 // Shared with the runtime, which uses the server half of each; wfa compiles them whole but uses
@@ -36,14 +34,12 @@ mod refusal;
 mod wire;
 
 mod hook;
+mod keep;
+mod stdin;
 
 use refusal::{Code, Exit};
 use wire::{Request, Response};
 
-/// How long standard input may take to become readable before wfa takes it as not given.
-const STDIN_WAIT: Duration = Duration::from_millis(25);
-/// How long standard input may take to end once something has arrived on it.
-const STDIN_READ_BOUND: Duration = Duration::from_secs(30);
 /// How long wfa waits for a response. The server bounds every call by the call's and the turn's
 /// time and answers or closes when the run ends, so this only stops a wedged run from holding
 /// the agent for ever; a call cut off here keeps running, and calling again with the same input
@@ -63,6 +59,12 @@ usage: wfa tool                                   list your tools, their limits 
 fn main() -> ExitCode {
     let mut args = std::env::args_os();
     let program = args.next().map(PathBuf::from);
+    // awf starts every agent process under a keeper (keep.rs); an agent has no use for it.
+    let mut args = args.peekable();
+    if args.peek().is_some_and(|first| first == "__keep") {
+        args.next();
+        return ExitCode::from(keep::main(args.collect()));
+    }
     let output = run(program.as_deref(), args.collect());
     // A reader that went away (`wfa tool | head -1`) is not an error worth reporting.
     let _ = io::stdout().lock().write_all(output.stdout.as_bytes());
@@ -122,8 +124,18 @@ fn run(program: Option<&Path>, args: Vec<OsString>) -> Output {
     let Some(socket) = channel else {
         return not_launched(std::env::var_os("AWF_WFA"));
     };
+    let question = expects_request(&request);
     if let Some(slot) = stdin_slot(&mut request) {
-        match read_stdin() {
+        // Asked only when standard input is open and silent: is a slow producer worth waiting
+        // for? Only when the input is taught as JSON, or the answer is text.
+        let waits = || {
+            let line = question.as_ref()?.encode(limits::MAX_REQUEST_BYTES).ok()?;
+            match exchange(&socket, &line).ok()? {
+                Response::Ok { stdout } => Some(matches!(stdout.trim(), "json" | "text")),
+                _ => None,
+            }
+        };
+        match stdin::read(waits) {
             Ok(payload) => *slot = payload,
             Err(error) => return error.render(&subject),
         }
@@ -146,7 +158,13 @@ fn run(program: Option<&Path>, args: Vec<OsString>) -> Output {
 fn socket_beside(program: &Path) -> Option<PathBuf> {
     let dir = program.parent().filter(|dir| !dir.as_os_str().is_empty())?;
     let socket = dir.join(wire::SOCKET_NAME);
-    socket.exists().then_some(socket)
+    // A socket wfa may not even look at (another user's folder) is still the one meant: connecting
+    // then says why it cannot be reached.
+    match std::fs::symlink_metadata(&socket) {
+        Ok(_) => Some(socket),
+        Err(error) if error.kind() == io::ErrorKind::PermissionDenied => Some(socket),
+        Err(_) => None,
+    }
 }
 
 /// Takes `--channel <socket>` off the front of the arguments.
@@ -335,6 +353,21 @@ fn parse_waiting(mut words: impl Iterator<Item = String>) -> Result<Invocation, 
     })
 }
 
+/// The question whose answer says whether `request`'s input may come slowly on stdin.
+fn expects_request(request: &Request) -> Option<Request> {
+    match request {
+        Request::Tool { name, .. } => Some(Request::Expects {
+            tool: Some(name.clone()),
+            turn: None,
+        }),
+        Request::Result { turn, .. } => Some(Request::Expects {
+            tool: None,
+            turn: Some(turn.clone()),
+        }),
+        _ => None,
+    }
+}
+
 /// Where standard input goes, for a request that may take it: `tool <name>` and
 /// `result <turn>` with no words after them.
 fn stdin_slot(request: &mut Request) -> Option<&mut Option<String>> {
@@ -346,106 +379,6 @@ fn stdin_slot(request: &mut Request) -> Option<&mut Option<String>> {
         }
         _ => None,
     }
-}
-
-/// Why standard input could not be taken.
-#[derive(Debug, PartialEq)]
-enum StdinError {
-    TooLarge,
-    NotUtf8,
-    StillOpen,
-    Unreadable(String),
-}
-
-impl StdinError {
-    fn render(&self, subject: &str) -> Output {
-        let message = match self {
-            StdinError::TooLarge => {
-                let message = format!(
-                    "standard input is over the limit of {} bytes",
-                    limits::MAX_PAYLOAD_BYTES
-                );
-                return refused_locally(subject, Code::RequestTooLarge, &message);
-            }
-            StdinError::NotUtf8 => "standard input is not UTF-8 text".to_owned(),
-            StdinError::StillOpen => format!(
-                "standard input did not end within {} s\n\nhint: end the heredoc with its \
-                 terminator alone on a line, or pass the input as flags",
-                STDIN_READ_BOUND.as_secs()
-            ),
-            StdinError::Unreadable(why) => format!("cannot read standard input: {why}"),
-        };
-        Output::stderr(Exit::Usage, format!("wfa: {subject}: {message}\n"))
-    }
-}
-
-/// What a reader thread reports about standard input.
-enum StdinEvent {
-    /// The first bytes arrived: the input is given, now wait for its end.
-    Began,
-    Ended(io::Result<Vec<u8>>),
-}
-
-/// Standard input, when the agent gave some; `None` when it gave none.
-///
-/// Input is taken as given only when it shows up at once. A heredoc or a `< file` is readable
-/// the moment wfa starts, while the harness's tool shell may hand wfa an inherited pipe that
-/// nobody writes or closes: blocking on it would hang the agent's call for ever. So a thread reads
-/// and wfa waits [`STDIN_WAIT`] for the first bytes or the end; silence means "not given", and the
-/// thread is left blocked until wfa exits. A terminal is never read. An agent's own stdin is the
-/// pipe awf wrote its prompt to, and awf closes it after writing, so a wfa inheriting it sees the
-/// end at once rather than waiting. Once input has begun it must end within
-/// [`STDIN_READ_BOUND`] and stay within [`limits::MAX_PAYLOAD_BYTES`]; blank input counts as none.
-fn read_stdin() -> Result<Option<String>, StdinError> {
-    if io::stdin().is_terminal() {
-        return Ok(None);
-    }
-    let (events, arrivals) = mpsc::channel();
-    thread::spawn(move || pump_stdin(events));
-    let mut began = false;
-    let bytes = loop {
-        let wait = if began { STDIN_READ_BOUND } else { STDIN_WAIT };
-        match arrivals.recv_timeout(wait) {
-            Ok(StdinEvent::Began) => began = true,
-            Ok(StdinEvent::Ended(result)) => {
-                break result.map_err(|error| StdinError::Unreadable(describe(&error)))?
-            }
-            Err(_) if began => return Err(StdinError::StillOpen),
-            Err(_) => return Ok(None),
-        }
-    };
-    if bytes.len() > limits::MAX_PAYLOAD_BYTES {
-        return Err(StdinError::TooLarge);
-    }
-    let text = String::from_utf8(bytes).map_err(|_| StdinError::NotUtf8)?;
-    Ok(if text.trim().is_empty() {
-        None
-    } else {
-        Some(text)
-    })
-}
-
-/// Reads standard input to its end, or to one byte past the payload limit.
-fn pump_stdin(events: Sender<StdinEvent>) {
-    let mut input = io::stdin()
-        .lock()
-        .take(limits::MAX_PAYLOAD_BYTES as u64 + 1);
-    let mut bytes = Vec::new();
-    let mut chunk = [0u8; 16 * 1024];
-    let result = loop {
-        match input.read(&mut chunk) {
-            Ok(0) => break Ok(bytes),
-            Ok(read) => {
-                if bytes.is_empty() {
-                    let _ = events.send(StdinEvent::Began);
-                }
-                bytes.extend_from_slice(&chunk[..read]);
-            }
-            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
-            Err(error) => break Err(error),
-        }
-    };
-    let _ = events.send(StdinEvent::Ended(result));
 }
 
 /// Why the run could not be reached: exit 4.
@@ -1027,7 +960,7 @@ hint: record another line
 
     #[test]
     fn a_local_refusal_looks_like_the_run_s() {
-        let output = StdinError::TooLarge.render("label_item");
+        let output = stdin::StdinError::TooLarge.render("label_item");
         assert_eq!(output.exit, Exit::Refused);
         assert_eq!(
             output.stderr,
@@ -1037,7 +970,7 @@ hint: record another line
                 limits::MAX_PAYLOAD_BYTES
             )
         );
-        assert_eq!(StdinError::NotUtf8.render("t3").exit, Exit::Usage);
+        assert_eq!(stdin::StdinError::NotUtf8.render("t3").exit, Exit::Usage);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! lazy_builtin.rs. The first two handle JS values themselves; the timers are typed ops.
 
 use std::rc::Rc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use rquickjs::{Ctx, Function, Object, Persistent, Value};
 use serde::Deserialize;
@@ -96,7 +96,8 @@ struct TimerStart(f64, bool);
 /// `timer_start(delayMs, repeat)` -> the timer's id.
 fn timer_start(state: &Rc<HostState>, TimerStart(ms, repeat): TimerStart) -> Result<u64, OpError> {
     let id = state.next_id();
-    let delay = Duration::from_secs_f64(ms.max(0.0) / 1000.0);
+    // A delay past awf's longest duration (or NaN) must not overflow: clamped, as JS clamps.
+    let delay = crate::duration::clamp_millis(ms);
     state
         .timers
         .borrow_mut()

@@ -488,7 +488,7 @@ fn run_sync(
     let deadline = request
         .timeout_ms
         .filter(|ms| *ms > 0.0)
-        .map(|ms| Instant::now() + Duration::from_secs_f64(ms / 1000.0));
+        .map(|ms| Instant::now() + crate::duration::clamp_millis(ms));
     let mut child = command
         .spawn()
         .map_err(|e| spawn_error(&e, "spawnSync", &request.file))?;

@@ -4,7 +4,6 @@
 use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::json;
@@ -40,8 +39,7 @@ fn test_run_open(
     options: TestRunOptions,
 ) -> Result<serde_json::Value, OpError> {
     let name = options.name.unwrap_or_else(|| "workflow".to_string());
-    let timeout =
-        Duration::from_secs_f64(options.timeout_ms.unwrap_or(1_800_000.0).max(0.0) / 1000.0);
+    let timeout = crate::duration::clamp_millis(options.timeout_ms.unwrap_or(1_800_000.0));
     let io = |what: &str, e: std::io::Error| {
         OpError::type_error(format!("testWorkflow: cannot {what}: {e}"))
     };

@@ -9,7 +9,7 @@ use serde_json::json;
 
 use crate::agents::turn::{self, TurnRequest};
 use crate::agents::{Agent, AgentSpec};
-use crate::duration::parse_duration;
+use crate::duration::{parse_timeout, timeout_from_millis};
 use crate::js::engine::{async_op, sync_op, HostState, Json, JsonCheck, OpDecl, OpError};
 use crate::schema::Schema;
 
@@ -149,17 +149,12 @@ fn read_timeout(value: &serde_json::Value) -> Result<Option<Duration>, OpError> 
         |why: String| OpError::new("invalid-turn", format!("agent.run({{ timeout }}): {why}"));
     match value {
         serde_json::Value::Null => Ok(None),
-        serde_json::Value::String(text) => parse_duration(text)
+        serde_json::Value::String(text) => parse_timeout(text)
             .map(Some)
             .map_err(|e| invalid(e.to_string())),
-        serde_json::Value::Number(n) => match n.as_f64() {
-            Some(ms) if ms > 0.0 && ms.is_finite() => {
-                Ok(Some(Duration::from_secs_f64(ms / 1000.0)))
-            }
-            _ => Err(invalid(format!(
-                "{n} is not a positive number of milliseconds"
-            ))),
-        },
+        serde_json::Value::Number(n) => timeout_from_millis(n.as_f64().unwrap_or(f64::NAN))
+            .map(Some)
+            .map_err(|e| invalid(e.to_string())),
         other => Err(invalid(format!(
             "{other} is not a duration; write \"30s\", \"20m\" or a number of milliseconds"
         ))),
@@ -218,5 +213,14 @@ mod tests {
             .message
             .contains("not a duration"));
         assert!(read_timeout(&json!(true)).is_err());
+        // Out of range is refused at the call, never a panic (`Duration::from_secs_f64`).
+        assert!(read_timeout(&json!(1e300))
+            .unwrap_err()
+            .message
+            .contains("longer than awf takes"));
+        assert!(read_timeout(&json!("0s"))
+            .unwrap_err()
+            .message
+            .contains("no time at all"));
     }
 }

@@ -1,0 +1,109 @@
+//! Leftovers of dead runs: a later awf removes the control folders (`/tmp/awf-*`) of this user
+//! whose awf is gone, kills what is left in their cgroups, and closes their records as
+//! `interrupted` (records/ending.rs). A run's awf is named by pid and start time in the folder's
+//! marker, so a reused pid does not keep a dead run's folder.
+
+use std::fs;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::MARKER;
+use crate::os::cgroup::Cgroup;
+use crate::os::proc::Identity;
+use crate::records::ending;
+
+/// What one sweep cleaned up.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Swept {
+    /// Control folders removed.
+    pub folders: Vec<PathBuf>,
+    /// Run folders whose records were closed as interrupted.
+    pub runs: Vec<PathBuf>,
+}
+
+/// Sweeps `/tmp`.
+pub fn sweep_dead_runs() -> Swept {
+    sweep(Path::new("/tmp"))
+}
+
+/// Sweeps the `awf-*` folders under `parent` that this user owns.
+pub fn sweep(parent: &Path) -> Swept {
+    let mut swept = Swept::default();
+    let Ok(entries) = fs::read_dir(parent) else {
+        return swept;
+    };
+    // SAFETY: plain syscall.
+    let me = unsafe { libc::geteuid() };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let ours = entry
+            .file_name()
+            .to_str()
+            .is_some_and(|n| n.starts_with("awf-"))
+            && fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir() && m.uid() == me);
+        if !ours {
+            continue;
+        }
+        let Some(marker) = fs::read_to_string(path.join(MARKER))
+            .ok()
+            .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+        else {
+            continue;
+        };
+        let owner = Identity {
+            pid: marker["pid"].as_i64().unwrap_or(0) as i32,
+            start: marker["start"].as_u64().unwrap_or(0),
+        };
+        if owner.pid <= 0 || owner.alive() {
+            continue;
+        }
+        if let Some(cgroup) = marker["cgroup"].as_str().map(PathBuf::from) {
+            if cgroup.join("cgroup.procs").is_file() {
+                let cgroup = Cgroup::at(cgroup);
+                cgroup.signal(libc::SIGKILL);
+                let _ = cgroup.remove();
+            }
+        }
+        if let Some(records) = marker["records"].as_str().map(PathBuf::from) {
+            if ending::close_if_orphaned(&records).unwrap_or(false) {
+                swept.runs.push(records);
+            }
+        }
+        if fs::remove_dir_all(&path).is_ok() {
+            swept.folders.push(path);
+        }
+    }
+    swept
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn only_folders_of_dead_runs_go() {
+        let parent = std::env::temp_dir().join(format!("awf-sweep-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&parent);
+        fs::create_dir_all(&parent).unwrap();
+        let me = Identity::current();
+        let marker = |dir: &str, start: u64| {
+            let path = parent.join(dir);
+            fs::create_dir(&path).unwrap();
+            let text =
+                json!({"pid": me.pid, "start": start, "records": "/nowhere", "cgroup": null});
+            fs::write(path.join(MARKER), text.to_string()).unwrap();
+            path
+        };
+        let alive = marker("awf-alive", me.start);
+        let dead = marker("awf-dead", me.start + 1);
+        let unmarked = parent.join("awf-unmarked");
+        fs::create_dir(&unmarked).unwrap();
+        let swept = sweep(&parent);
+        assert_eq!(swept.folders, vec![dead.clone()]);
+        assert!(alive.exists() && unmarked.exists() && !dead.exists());
+        fs::remove_dir_all(parent).unwrap();
+    }
+}
