@@ -480,7 +480,7 @@ fn mistakes_in_an_agent_spec_fail_the_open() {
       { key: "a", runtime: "gpt" },
     ];
     const messages = [];
-    for (const s of specs) { try { await wf.agents.open(s as any); messages.push("opened"); } catch (e) { messages.push((e as Error).message); } }
+    for (const s of specs) { try { await wf.agents.open(s as any); messages.push("opened"); } catch (e: any) { messages.push(e.hint ? `${e.message}\nhint: ${e.hint}` : e.message); } }
     return messages;
   },
 });
@@ -499,12 +499,12 @@ fn mistakes_in_an_agent_spec_fail_the_open() {
         .collect();
     assert_eq!(
         messages[0],
-        "agent \"a\": runtime.command: no file at [TMP]/missing.sh"
+        "agent \"a\": runtime.command: no file at [TMP]/missing.sh\nhint: a relative path is taken from the agent's cwd (the run's cwd unless the spec gives one); `${import.meta.dirname}/agent.sh` names a file beside the workflow"
     );
     assert_has(&messages[1], "is not a valid agent key");
     assert_eq!(
         messages[2],
-        "agent \"a\": runtime: codex is not installed (no `codex` on PATH); install it with `npm install -g @openai/codex@0.171.0` (the version awf is tested with), or run this workflow with `--runtime codex=<command>`"
+        "agent \"a\": runtime: codex is not installed (no `codex` on PATH)\nhint: install the version awf is tested with: `npm install -g @openai/codex@0.171.0`; or run this workflow with `--runtime codex=<command>`"
     );
     assert_has(&messages[3], "unknown option `colour`");
     assert_eq!(

@@ -12,6 +12,7 @@ use serde_json::Value;
 use tokio::sync::Notify;
 
 use super::answer;
+use super::problem::OpenError;
 use super::queue::TurnQueue;
 use super::registry::RunLink;
 use super::spec::AgentSpec;
@@ -112,33 +113,33 @@ impl Agent {
 
     pub fn record(&self, event: &Event) {
         if let Err(e) = self.link.records.append(event) {
-            eprintln!("awf: cannot append to the run's events: {e}");
+            tracing::warn!(agent = %self.key, "cannot append to the run's events: {e}");
         }
     }
 
     /// A reopen under this key must give the same spec (tools: the same names, descriptions and
     /// schemas; handlers may change).
-    pub(super) fn check_reopen(&self, spec: &AgentSpec) -> Result<(), String> {
+    pub(super) fn check_reopen(&self, spec: &AgentSpec) -> Result<(), OpenError> {
         for ((field, old), (_, new)) in self.spec.identity().iter().zip(spec.identity()) {
             if *old != new {
-                return Err(format!(
-                    "agent \"{}\" is already open with a different {field} ({} then, {} now); open it with the same spec, or use another key",
-                    spec.key,
-                    compact(old),
-                    compact(&new)
-                ));
+                return Err(OpenError::Reopened {
+                    key: spec.key.clone(),
+                    field,
+                    then: compact(old),
+                    now: compact(&new),
+                });
             }
         }
         if let Some(tools) = &spec.tools {
             self.tools
                 .check_same(tools)
-                .map_err(|e| format!("agent \"{}\": {e}", spec.key))?;
+                .map_err(|source| OpenError::Tools {
+                    key: spec.key.clone(),
+                    source,
+                })?;
         }
         if self.is_closed() {
-            return Err(format!(
-                "agent \"{}\" was closed; open a new agent under another key",
-                spec.key
-            ));
+            return Err(OpenError::Closed(spec.key.clone()));
         }
         Ok(())
     }

@@ -3,6 +3,7 @@
 //! - `registry.rs`: a run's agents by key (`Agents::open`), and what they share with the run.
 //! - `spec.rs`: an agent spec as `wf.agents.open` gives it, checked field by field.
 //! - `agent.rs`: an open agent: its turn, its answers, its tool calls' state.
+//! - `problem.rs`: why an open is refused.
 //! - `channel.rs`: the agent's socket router.
 //! - `turn.rs`: one turn, from its queue ticket to its outcome, through the agent's harness.
 //! - `queue.rs`: one operation at a time per agent, in call order.
@@ -16,6 +17,7 @@ mod agent;
 mod answer;
 mod channel;
 pub mod outcome;
+mod problem;
 pub mod prompt;
 pub mod queue;
 mod registry;
@@ -24,5 +26,6 @@ pub mod turn;
 
 pub use agent::Agent;
 pub use outcome::Outcome;
+pub use problem::{EnvProblem, OpenError};
 pub use registry::{Agents, InFlight, RunLink};
 pub use spec::AgentSpec;

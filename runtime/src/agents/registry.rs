@@ -14,6 +14,7 @@ use tokio::sync::watch;
 
 use super::agent::Agent;
 use super::channel::AgentChannel;
+use super::problem::OpenError;
 use super::spec::AgentSpec;
 use crate::channel::server::AgentSocket;
 use crate::channel::{launcher, ControlDir, RunMarker};
@@ -39,11 +40,20 @@ pub struct RunLink {
     pub scripted: bool,
 }
 
+/// What awf could not set up for an agent.
+fn setup(key: &str, what: &'static str, error: std::io::Error) -> OpenError {
+    OpenError::Setup {
+        key: key.to_string(),
+        what,
+        error: error.to_string(),
+    }
+}
+
 /// A run's agents, by key.
 pub struct Agents {
     link: Arc<RunLink>,
     /// The run's control folder and how its agent processes are tracked, made at the first open.
-    control: OnceLock<Result<(ControlDir, Arc<Supervision>), String>>,
+    control: OnceLock<Result<(ControlDir, Arc<Supervision>), OpenError>>,
     by_key: Mutex<HashMap<String, Arc<Agent>>>,
     next_turn: AtomicU64,
     /// Operations started and not yet settled, across the run's agents.
@@ -85,7 +95,7 @@ impl Agents {
     }
 
     /// Opens an agent, or returns the one already open under this key with the same spec.
-    pub fn open(&self, spec: AgentSpec) -> Result<Arc<Agent>, String> {
+    pub fn open(&self, spec: AgentSpec) -> Result<Arc<Agent>, OpenError> {
         let mut by_key = self.by_key.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(existing) = by_key.get(&spec.key) {
             existing.check_reopen(&spec)?;
@@ -96,18 +106,17 @@ impl Agents {
         Ok(agent)
     }
 
-    fn create(&self, spec: AgentSpec) -> Result<Arc<Agent>, String> {
+    fn create(&self, spec: AgentSpec) -> Result<Arc<Agent>, OpenError> {
         let cwd = match &spec.cwd {
             Some(dir) => {
                 let path = self.link.cwd.join(dir);
                 match std::fs::canonicalize(&path) {
                     Ok(p) if p.is_dir() => p,
                     _ => {
-                        return Err(format!(
-                            "agent \"{}\": cwd {} is not a directory",
-                            spec.key,
-                            path.display()
-                        ))
+                        return Err(OpenError::Cwd {
+                            key: spec.key.clone(),
+                            path,
+                        })
                     }
                 }
             }
@@ -124,7 +133,10 @@ impl Agents {
                 }),
             },
         )
-        .map_err(|e| format!("agent \"{}\": {e}", spec.key))?;
+        .map_err(|source| OpenError::Runtime {
+            key: spec.key.clone(),
+            source,
+        })?;
         let (control, supervision) = self
             .control
             .get_or_init(|| {
@@ -137,7 +149,7 @@ impl Agents {
                     records: self.link.records.path(),
                     cgroup: supervision.run_cgroup().map(|c| c.path()),
                 })
-                .map_err(|e| format!("cannot create the run's control folder under /tmp: {e}"))?;
+                .map_err(|e| OpenError::ControlFolder(e.to_string()))?;
                 Ok((control, Arc::new(supervision)))
             })
             .as_ref()
@@ -145,9 +157,9 @@ impl Agents {
         let wfa = launcher::wfa_binary()?;
         let dir = control
             .agent_dir()
-            .map_err(|e| format!("cannot create a folder for agent \"{}\": {e}", spec.key))?;
-        let launcher = launcher::write(&dir, &wfa)
-            .map_err(|e| format!("cannot write the launcher of agent \"{}\": {e}", spec.key))?;
+            .map_err(|e| setup(&spec.key, "create the folder", e))?;
+        let launcher =
+            launcher::write(&dir, &wfa).map_err(|e| setup(&spec.key, "write the launcher", e))?;
         let session_name = format!("{}-{}", spec.key, control.agent_number(&dir));
         let agent = Arc::new(Agent::new(
             spec,
@@ -159,12 +171,8 @@ impl Agents {
             supervision.clone(),
         ));
         let handler = Arc::new(AgentChannel::new(&agent));
-        let socket = AgentSocket::serve(&dir, handler).map_err(|e| {
-            format!(
-                "cannot listen on the socket of agent \"{}\": {e}",
-                agent.key
-            )
-        })?;
+        let socket = AgentSocket::serve(&dir, handler)
+            .map_err(|e| setup(&agent.key, "listen on the socket", e))?;
         agent.listen(socket);
         agent.record(&Event::AgentOpened {
             agent: agent.key.clone(),

@@ -3,6 +3,7 @@
 
 use serde_json::{json, Value};
 
+use super::problem::{EnvProblem, OpenError};
 use crate::harness::environment::{AgentEnv, Inherit};
 use crate::tools::ToolSet;
 
@@ -20,53 +21,53 @@ pub struct AgentSpec {
 }
 
 impl AgentSpec {
-    pub fn from_json(spec: &Value) -> Result<AgentSpec, String> {
+    pub fn from_json(spec: &Value) -> Result<AgentSpec, OpenError> {
         let Some(object) = spec.as_object() else {
-            return Err("wf.agents.open(spec): spec must be an object with key and runtime".into());
+            return Err(OpenError::NotAnObject);
         };
         const KNOWN: &[&str] = &["key", "runtime", "instructions", "cwd", "env", "tools"];
         if let Some(unknown) = object.keys().find(|k| !KNOWN.contains(&k.as_str())) {
-            return Err(format!(
-                "wf.agents.open(spec): unknown option `{unknown}` (known: {})",
-                KNOWN.join(", ")
-            ));
+            return Err(OpenError::UnknownOption(unknown.clone()));
         }
         let key = match object.get("key").and_then(Value::as_str) {
             Some(k) if valid_key(k) => k.to_string(),
-            Some(k) => {
-                return Err(format!(
-                    "wf.agents.open(spec): key {} is not a valid agent key; use 1 to 64 letters, digits, '.', '_', ':' or '-'",
-                    json!(k)
-                ))
-            }
-            None => return Err("wf.agents.open(spec): key is missing; name the agent, e.g. key: \"reviewer\"".into()),
+            Some(k) => return Err(OpenError::BadKey(json!(k).to_string())),
+            None => return Err(OpenError::NoKey),
         };
         let Some(runtime) = object.get("runtime").cloned() else {
-            return Err(format!("wf.agents.open(spec): agent \"{key}\" has no runtime; give runtime: {{ command: [\"./agent.sh\"] }}"));
+            return Err(OpenError::NoRuntime(key));
         };
-        let text = |name: &str| -> Result<Option<String>, String> {
-            match object.get(name) {
+        let text = |field: &'static str| -> Result<Option<String>, OpenError> {
+            match object.get(field) {
                 None | Some(Value::Null) => Ok(None),
                 Some(Value::String(s)) => Ok(Some(s.clone())),
-                Some(_) => Err(format!(
-                    "wf.agents.open(spec): agent \"{key}\": {name} must be a string"
-                )),
+                Some(_) => Err(OpenError::NotText {
+                    key: key.clone(),
+                    field,
+                }),
             }
         };
         let env = match object.get("env") {
             None | Some(Value::Null) => AgentEnv::default(),
-            Some(Value::Object(vars)) => read_env(&key, vars)?,
+            Some(Value::Object(vars)) => read_env(vars).map_err(|problem| OpenError::Env {
+                key: key.clone(),
+                problem,
+            })?,
             Some(_) => {
-                return Err(format!(
-                    "wf.agents.open(spec): agent \"{key}\": env must be an object of strings (with inherit and withhold, if given)"
-                ))
+                return Err(OpenError::Env {
+                    key,
+                    problem: EnvProblem::NotAnObject,
+                })
             }
         };
         let tools = match object.get("tools") {
             None | Some(Value::Null) => None,
-            Some(tools) => {
-                Some(ToolSet::from_json(tools).map_err(|e| format!("agent \"{key}\": {e}"))?)
-            }
+            Some(tools) => Some(
+                ToolSet::from_json(tools).map_err(|source| OpenError::Tools {
+                    key: key.clone(),
+                    source,
+                })?,
+            ),
         };
         Ok(AgentSpec {
             tools,
@@ -92,22 +93,18 @@ impl AgentSpec {
 /// `env`: variables by name (strings), and two options: `inherit` (`true`, the default; `false`,
 /// only the base set; or a list of names and `PREFIX*` patterns added to the base set) and
 /// `withhold` (names and patterns never inherited).
-fn read_env(key: &str, object: &serde_json::Map<String, Value>) -> Result<AgentEnv, String> {
-    let at = |field: &str| format!("wf.agents.open(spec): agent \"{key}\": env.{field}");
-    let names = |field: &str, value: &Value| -> Result<Vec<String>, String> {
-        let list = value.as_array().ok_or_else(|| {
-            format!(
-                "{} must be a list of variable names, e.g. [\"GITHUB_TOKEN\", \"AWS_*\"]",
-                at(field)
-            )
-        })?;
+fn read_env(object: &serde_json::Map<String, Value>) -> Result<AgentEnv, EnvProblem> {
+    let names = |field: &str, value: &Value| -> Result<Vec<String>, EnvProblem> {
+        let list = value
+            .as_array()
+            .ok_or_else(|| EnvProblem::NotAList(field.to_string()))?;
         list.iter()
             .map(|name| match name.as_str() {
                 Some(n) if valid_env_pattern(n) => Ok(n.to_string()),
-                _ => Err(format!(
-                    "{}: {name} is not a variable name or a PREFIX* pattern",
-                    at(field)
-                )),
+                _ => Err(EnvProblem::NotAName {
+                    field: field.to_string(),
+                    name: name.to_string(),
+                }),
             })
             .collect()
     };
@@ -117,15 +114,10 @@ fn read_env(key: &str, object: &serde_json::Map<String, Value>) -> Result<AgentE
             ("inherit", Value::Bool(true)) => env.inherit = Inherit::All,
             ("inherit", Value::Bool(false)) => env.inherit = Inherit::Only(Vec::new()),
             ("inherit", Value::Array(_)) => env.inherit = Inherit::Only(names(name, value)?),
-            ("inherit", _) => {
-                return Err(format!(
-                    "{} must be true, false or a list of variable names",
-                    at(name)
-                ))
-            }
+            ("inherit", _) => return Err(EnvProblem::BadInherit),
             ("withhold", _) => env.withhold = names(name, value)?,
             (_, Value::String(text)) => env.vars.push((name.clone(), text.clone())),
-            _ => return Err(format!("{} must be a string", at(name))),
+            _ => return Err(EnvProblem::NotText(name.clone())),
         }
     }
     Ok(env)
@@ -187,7 +179,7 @@ mod tests {
 
     #[test]
     fn refuses_each_mistake_naming_the_field() {
-        let err = |spec: Value| AgentSpec::from_json(&spec).unwrap_err();
+        let err = |spec: Value| AgentSpec::from_json(&spec).unwrap_err().to_string();
         assert!(err(json!("codex")).contains("must be an object"));
         assert!(err(json!({"key": "a", "runtime": "x", "model": "m"}))
             .contains("unknown option `model`"));

@@ -34,7 +34,16 @@ pub struct TurnRequest {
     pub ticket: Ticket,
 }
 
-pub async fn run(agent: Arc<Agent>, mut request: TurnRequest) -> Outcome {
+/// Runs one turn to its outcome, in a `turn` span that the log lines of its work carry.
+pub async fn run(agent: Arc<Agent>, request: TurnRequest) -> Outcome {
+    use tracing::Instrument;
+    let span = tracing::info_span!("turn", agent = %agent.key, turn = %request.id);
+    let outcome = run_in_span(agent, request).instrument(span.clone()).await;
+    span.in_scope(|| tracing::debug!(outcome = outcome.kind(), "turn ended"));
+    outcome
+}
+
+async fn run_in_span(agent: Arc<Agent>, mut request: TurnRequest) -> Outcome {
     let started = Instant::now();
     let mut cancelled = agent.link.cancelled.clone();
     let waited = tokio::select! {

@@ -9,20 +9,34 @@ use std::path::{Path, PathBuf};
 
 use crate::env::AWF_WFA_BIN;
 
+/// Why there is no `wfa` for an agent's launcher.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WfaNotFound {
+    #[error("cannot find awf's own path: {0}")]
+    NoOwnPath(String),
+    #[error("no wfa binary beside awf at {}", .0.display())]
+    NotBeside(PathBuf),
+}
+
+impl crate::hint::Hint for WfaNotFound {
+    fn hint(&self) -> Option<String> {
+        Some(format!(
+            "install awf and wfa together (`cargo install --path cli` does), or set {AWF_WFA_BIN}"
+        ))
+    }
+}
+
 /// The `wfa` binary: `$AWF_WFA_BIN`, else `wfa` beside the running `awf`.
-pub fn wfa_binary() -> Result<PathBuf, String> {
+pub fn wfa_binary() -> Result<PathBuf, WfaNotFound> {
     if let Some(path) = std::env::var_os(AWF_WFA_BIN) {
         return Ok(PathBuf::from(path));
     }
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find awf's own path: {e}"))?;
+    let exe = std::env::current_exe().map_err(|e| WfaNotFound::NoOwnPath(e.to_string()))?;
     let beside = exe.with_file_name("wfa");
     if beside.is_file() {
         Ok(beside)
     } else {
-        Err(format!(
-            "no wfa binary beside awf at {}; install awf and wfa together, or set {AWF_WFA_BIN}",
-            beside.display()
-        ))
+        Err(WfaNotFound::NotBeside(beside))
     }
 }
 

@@ -53,7 +53,7 @@ pub async fn run<H: ProcessHarness + ?Sized>(harness: &H, attempt: Attempt<'_>) 
     });
     let mut launch = match launch {
         Ok(launch) => launch,
-        Err(why) => return AttemptReport::ended(AttemptEnd::Failed(why)),
+        Err(why) => return AttemptReport::ended(AttemptEnd::Failed(why.to_string())),
     };
     environment::prepare(
         &mut launch,

@@ -26,8 +26,8 @@ use serde_json::{json, Value};
 
 use super::cli::{self, count, json_line, text, CliConfig, CliInfo, Readiness};
 use super::{
-    Can, Capabilities, Effort, Harness, HarnessEvent, Launch, LineMemory, ProcessHarness, Stream,
-    Tokens, TurnLaunch, UsageBasis,
+    Can, Capabilities, Effort, Harness, HarnessEvent, Launch, LaunchError, LineMemory,
+    ProcessHarness, Stream, Tokens, TurnLaunch, UsageBasis,
 };
 
 static CAPABILITIES: Capabilities = Capabilities {
@@ -68,7 +68,7 @@ impl ProcessHarness for Claude {
         &CAPABILITIES
     }
 
-    fn launch(&self, turn: &TurnLaunch<'_>) -> Result<Launch, String> {
+    fn launch(&self, turn: &TurnLaunch<'_>) -> Result<Launch, LaunchError> {
         let launcher = turn.launcher.display().to_string();
         let mut args: Vec<String> = ["-p", "--output-format", "stream-json", "--verbose"]
             .map(String::from)

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use super::{Capabilities, Harness, Launch, TurnLaunch};
+use super::{Capabilities, Harness, Launch, LaunchError, TurnLaunch};
 
 /// What an agent spec chose for an agent CLI.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -124,9 +124,9 @@ pub fn home_dir(variable: &str, default: &str) -> Option<PathBuf> {
 }
 
 /// A random UUID (version 4), as `--session-id` takes it.
-pub fn new_session_id() -> Result<String, String> {
+pub fn new_session_id() -> Result<String, LaunchError> {
     let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).map_err(|e| format!("cannot make a session id: {e}"))?;
+    getrandom::fill(&mut bytes).map_err(|e| LaunchError::SessionId(e.to_string()))?;
     bytes[6] = (bytes[6] & 0x0f) | 0x40;
     bytes[8] = (bytes[8] & 0x3f) | 0x80;
     let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
@@ -145,12 +145,12 @@ pub fn new_session_id() -> Result<String, String> {
 const MAX_PROMPT_ARGUMENT_BYTES: usize = 128 * 1024 - 1;
 
 /// The prompt as a command-line argument, for a CLI that takes it only that way.
-pub fn prompt_argument(prompt: &str) -> Result<String, String> {
+pub fn prompt_argument(prompt: &str) -> Result<String, LaunchError> {
     if prompt.len() > MAX_PROMPT_ARGUMENT_BYTES {
-        return Err(format!(
-            "the turn's prompt is {} bytes; this CLI takes its prompt as one argument, which Linux limits to {MAX_PROMPT_ARGUMENT_BYTES} bytes: shorten the prompt (or its schema), or hand the agent a file to read",
-            prompt.len()
-        ));
+        return Err(LaunchError::PromptTooLong {
+            bytes: prompt.len(),
+            max: MAX_PROMPT_ARGUMENT_BYTES,
+        });
     }
     Ok(prompt.to_string())
 }
@@ -301,6 +301,7 @@ mod tests {
         let long = "x".repeat(MAX_PROMPT_ARGUMENT_BYTES + 1);
         assert!(prompt_argument(&long)
             .unwrap_err()
+            .to_string()
             .contains("which Linux limits to 131071 bytes"));
     }
 

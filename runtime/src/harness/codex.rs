@@ -24,8 +24,8 @@ use serde_json::Value;
 
 use super::cli::{self, count, json_line, text, CliConfig, CliInfo, Readiness};
 use super::{
-    Can, Capabilities, Effort, Harness, HarnessEvent, Launch, LineMemory, ProcessHarness, Stream,
-    Tokens, TurnLaunch, UsageBasis,
+    Can, Capabilities, Effort, Harness, HarnessEvent, Launch, LaunchError, LineMemory,
+    ProcessHarness, Stream, Tokens, TurnLaunch, UsageBasis,
 };
 
 static CAPABILITIES: Capabilities = Capabilities {
@@ -66,7 +66,7 @@ impl ProcessHarness for Codex {
         &CAPABILITIES
     }
 
-    fn launch(&self, turn: &TurnLaunch<'_>) -> Result<Launch, String> {
+    fn launch(&self, turn: &TurnLaunch<'_>) -> Result<Launch, LaunchError> {
         let mut args: Vec<String> = vec!["exec".into()];
         if let Some(thread) = turn.resume {
             args.extend(["resume".into(), thread.to_string()]);

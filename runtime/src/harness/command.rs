@@ -13,7 +13,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use super::{
-    Can, Capabilities, Effort, HarnessEvent, Launch, LineMemory, ProcessHarness, Stream, TurnLaunch,
+    Can, Capabilities, Effort, HarnessEvent, Launch, LaunchError, LineMemory, ProcessHarness,
+    ProgramError, Stream, TurnLaunch,
 };
 
 /// An executable and its arguments, found when the agent opened.
@@ -50,7 +51,7 @@ impl ProcessHarness for Command {
         &CAPABILITIES
     }
 
-    fn launch(&self, turn: &TurnLaunch<'_>) -> Result<Launch, String> {
+    fn launch(&self, turn: &TurnLaunch<'_>) -> Result<Launch, LaunchError> {
         Ok(Launch {
             program: self.program.clone(),
             args: self.args.clone(),
@@ -68,7 +69,7 @@ impl ProcessHarness for Command {
 
 /// `./agent.sh` relative to the agent's cwd, `/abs/agent`, or a name on PATH; it must be an
 /// executable file.
-pub fn find_program(name: &str, cwd: &Path) -> Result<PathBuf, String> {
+pub fn find_program(name: &str, cwd: &Path) -> Result<PathBuf, ProgramError> {
     let candidate = if name.contains('/') {
         Some(crate::paths::join_normalized(cwd, name))
     } else {
@@ -76,13 +77,9 @@ pub fn find_program(name: &str, cwd: &Path) -> Result<PathBuf, String> {
     };
     match candidate {
         Some(path) if is_executable(&path) => Ok(path),
-        Some(path) if path.exists() => Err(format!(
-            "runtime.command: {} is not executable; run `chmod +x {}`",
-            path.display(),
-            path.display()
-        )),
-        Some(path) => Err(format!("runtime.command: no file at {}", path.display())),
-        None => Err(format!("runtime.command: \"{name}\" is not on PATH")),
+        Some(path) if path.exists() => Err(ProgramError::NotExecutable(path)),
+        Some(path) => Err(ProgramError::NoFile(path)),
+        None => Err(ProgramError::NotOnPath(name.to_string())),
     }
 }
 
@@ -105,6 +102,7 @@ fn is_executable(path: &Path) -> bool {
 mod tests {
     use super::*;
     use crate::harness::test_turn;
+    use crate::hint::Hint;
 
     #[test]
     fn the_prompt_goes_on_stdin_and_the_program_runs_in_the_agents_cwd() {
@@ -124,16 +122,21 @@ mod tests {
         assert!(find_program("sh", Path::new("/")).unwrap().ends_with("sh"));
         assert!(find_program("./no-such-agent.sh", Path::new("/"))
             .unwrap_err()
+            .to_string()
             .contains("no file at /no-such-agent.sh"));
         assert!(find_program("no-such-agent-on-path", Path::new("/"))
             .unwrap_err()
+            .to_string()
             .contains("not on PATH"));
         let dir = std::env::temp_dir().join(format!("awf-command-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("agent.sh"), "#!/bin/sh\n").unwrap();
-        assert!(find_program("./agent.sh", &dir)
-            .unwrap_err()
-            .contains("chmod +x"));
+        let refused = find_program("./agent.sh", &dir).unwrap_err();
+        assert!(
+            refused.to_string().ends_with("agent.sh is not executable"),
+            "{refused}"
+        );
+        assert!(refused.hint().unwrap().starts_with("run `chmod +x "));
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

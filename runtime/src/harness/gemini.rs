@@ -25,8 +25,8 @@ use serde_json::Value;
 
 use super::cli::{self, count, json_line, text, CliConfig, CliInfo, Readiness};
 use super::{
-    Can, Capabilities, Effort, Harness, HarnessEvent, Launch, LineMemory, ProcessHarness, Stream,
-    Tokens, TurnLaunch, UsageBasis,
+    Can, Capabilities, Effort, Harness, HarnessEvent, Launch, LaunchError, LineMemory,
+    ProcessHarness, Stream, Tokens, TurnLaunch, UsageBasis,
 };
 
 static CAPABILITIES: Capabilities = Capabilities {
@@ -72,7 +72,7 @@ impl ProcessHarness for Gemini {
         &CAPABILITIES
     }
 
-    fn launch(&self, turn: &TurnLaunch<'_>) -> Result<Launch, String> {
+    fn launch(&self, turn: &TurnLaunch<'_>) -> Result<Launch, LaunchError> {
         let policy = write_policy(turn.launcher)?;
         let mut args: Vec<String> = vec![
             "--output-format".into(),
@@ -106,7 +106,7 @@ impl ProcessHarness for Gemini {
 }
 
 /// Writes the agent's policy (once) and gives its path.
-fn write_policy(launcher: &std::path::Path) -> Result<String, String> {
+fn write_policy(launcher: &std::path::Path) -> Result<String, LaunchError> {
     let path = launcher.with_file_name(POLICY_FILE);
     if !path.is_file() {
         let prefix = launcher
@@ -117,8 +117,11 @@ fn write_policy(launcher: &std::path::Path) -> Result<String, String> {
         let policy = format!(
             "# awf: this agent may run its own launcher; nothing else is widened.\n[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = \"{prefix}\"\nallowRedirection = true\ndecision = \"allow\"\npriority = 900\n"
         );
-        std::fs::write(&path, policy)
-            .map_err(|e| format!("cannot write gemini's policy file {}: {e}", path.display()))?;
+        std::fs::write(&path, policy).map_err(|source| LaunchError::Write {
+            what: "gemini's policy file",
+            path: path.clone(),
+            source,
+        })?;
     }
     Ok(path.display().to_string())
 }

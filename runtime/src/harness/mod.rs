@@ -20,6 +20,7 @@ pub mod gemini;
 pub mod keeper;
 pub mod opencode;
 pub mod pi;
+pub mod problem;
 pub mod process;
 pub mod registry;
 pub mod scripted;
@@ -34,6 +35,7 @@ use serde_json::Value;
 use tokio::sync::{watch, Notify};
 
 pub use crate::usage::{Tokens, Usage, UsageBasis};
+pub use problem::{LaunchError, ProgramError, RuntimeError};
 pub use process::{Captured, Launch, Stream};
 pub use registry::{resolve, RuntimeOverrides};
 
@@ -62,7 +64,7 @@ pub trait ProcessHarness: Send + Sync {
     fn capabilities(&self) -> &'static Capabilities;
     /// The process for an attempt: a first turn, a resumed turn (`turn.resume` holds the native
     /// session id) or a check-in. An `Err` fails the attempt with that reason.
-    fn launch(&self, turn: &TurnLaunch<'_>) -> Result<Launch, String>;
+    fn launch(&self, turn: &TurnLaunch<'_>) -> Result<Launch, LaunchError>;
     /// What one line of the process's output says; most lines say nothing. `memory` lasts for
     /// the attempt (a shell call's command by its id, until its result line comes).
     fn read_line(&self, stream: Stream, line: &str, memory: &mut LineMemory) -> Vec<HarnessEvent>;

@@ -17,8 +17,8 @@ use serde_json::{json, Map, Value};
 
 use super::cli::{self, count, json_line, text, CliConfig, CliInfo, Readiness};
 use super::{
-    Can, Capabilities, Effort, Harness, HarnessEvent, Launch, LineMemory, ProcessHarness, Stream,
-    Tokens, TurnLaunch, UsageBasis,
+    Can, Capabilities, Effort, Harness, HarnessEvent, Launch, LaunchError, LineMemory,
+    ProcessHarness, Stream, Tokens, TurnLaunch, UsageBasis,
 };
 
 static CAPABILITIES: Capabilities = Capabilities {
@@ -64,7 +64,7 @@ impl ProcessHarness for Opencode {
         &CAPABILITIES
     }
 
-    fn launch(&self, turn: &TurnLaunch<'_>) -> Result<Launch, String> {
+    fn launch(&self, turn: &TurnLaunch<'_>) -> Result<Launch, LaunchError> {
         let mut args: Vec<String> = vec!["run".into(), "--format".into(), "json".into()];
         if let Some(session) = turn.resume {
             args.extend(["-s".into(), session.to_string()]);
@@ -95,23 +95,17 @@ impl ProcessHarness for Opencode {
 }
 
 /// The user's inline config (if any) with the launcher allowed for bash.
-fn allow_launcher(inline: Option<&str>, launcher: &str) -> Result<String, String> {
+fn allow_launcher(inline: Option<&str>, launcher: &str) -> Result<String, LaunchError> {
     let mut config = match inline.map(str::trim).filter(|s| !s.is_empty()) {
         None => Map::new(),
         Some(text) => match serde_json::from_str(text) {
             Ok(Value::Object(config)) => config,
-            _ => {
-                return Err(format!(
-                    "{INLINE_CONFIG} is set but is not a JSON object; awf adds a rule to it so that the agent may run its launcher, so give it as JSON (or unset it)"
-                ))
-            }
+            _ => return Err(LaunchError::InlineConfigNotJson(INLINE_CONFIG)),
         },
     };
     let permission = config.entry("permission").or_insert_with(|| json!({}));
     let Value::Object(permission) = permission else {
-        return Err(format!(
-            "{INLINE_CONFIG}: permission must be an object for awf to add the launcher's rule to it"
-        ));
+        return Err(LaunchError::InlineConfigPermission(INLINE_CONFIG));
     };
     let bash = permission.entry("bash").or_insert_with(|| json!({}));
     if let Value::String(everything) = bash {
@@ -238,6 +232,7 @@ mod tests {
         );
         assert!(allow_launcher(Some("not json"), "/tmp/a/wfa")
             .unwrap_err()
+            .to_string()
             .contains("not a JSON object"));
     }
 

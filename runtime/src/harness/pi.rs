@@ -19,8 +19,8 @@ use serde_json::Value;
 use super::attempt::default_end;
 use super::cli::{self, count, json_line, text, CliConfig, CliInfo, Readiness};
 use super::{
-    AttemptEnd, Can, Capabilities, Effort, Harness, HarnessEvent, Launch, LineMemory, ProcessExit,
-    ProcessHarness, Stream, Tokens, TurnLaunch, UsageBasis,
+    AttemptEnd, Can, Capabilities, Effort, Harness, HarnessEvent, Launch, LaunchError, LineMemory,
+    ProcessExit, ProcessHarness, Stream, Tokens, TurnLaunch, UsageBasis,
 };
 
 static CAPABILITIES: Capabilities = Capabilities {
@@ -61,7 +61,7 @@ impl ProcessHarness for Pi {
         &CAPABILITIES
     }
 
-    fn launch(&self, turn: &TurnLaunch<'_>) -> Result<Launch, String> {
+    fn launch(&self, turn: &TurnLaunch<'_>) -> Result<Launch, LaunchError> {
         let mut args: Vec<String> = vec!["-p".into(), "--mode".into(), "json".into()];
         if let Some(session) = turn.resume {
             args.extend(["--session".into(), session.to_string()]);

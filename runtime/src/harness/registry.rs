@@ -18,7 +18,7 @@ use serde_json::{Map, Value};
 use super::cli::{CliConfig, CliInfo};
 use super::command::{self, Command};
 use super::scripted::Scripted;
-use super::{claude, codex, gemini, opencode, pi, Effort, Harness};
+use super::{claude, codex, gemini, opencode, pi, Effort, Harness, RuntimeError};
 use crate::js::JsRequester;
 
 /// The agent CLIs awf drives, by runtime name.
@@ -64,7 +64,7 @@ pub struct ScriptHost<'a> {
 }
 
 /// The harness for an agent spec's `runtime`.
-pub fn resolve(spec: &Value, open: &OpenContext<'_>) -> Result<Arc<dyn Harness>, String> {
+pub fn resolve(spec: &Value, open: &OpenContext<'_>) -> Result<Arc<dyn Harness>, RuntimeError> {
     let chosen = read(spec, open.overrides)?;
     if let Some(script) = &open.scripted {
         return Ok(Arc::new(Scripted {
@@ -91,14 +91,11 @@ pub fn resolve(spec: &Value, open: &OpenContext<'_>) -> Result<Arc<dyn Harness>,
 }
 
 /// The CLI's executable on PATH, or why not and how to install it.
-fn find_cli(info: &CliInfo) -> Result<std::path::PathBuf, String> {
-    command::find_on_path(info.program).ok_or_else(|| {
-        format!(
-            "runtime: {name} is not installed (no `{program}` on PATH); install it with `{hint}` (the version awf is tested with), or run this workflow with `--runtime {name}=<command>`",
-            name = info.name,
-            program = info.program,
-            hint = info.install_hint(),
-        )
+fn find_cli(info: &CliInfo) -> Result<std::path::PathBuf, RuntimeError> {
+    command::find_on_path(info.program).ok_or_else(|| RuntimeError::NotInstalled {
+        cli: info.name,
+        program: info.program,
+        install: info.install_hint(),
     })
 }
 
@@ -116,84 +113,71 @@ struct CliSettings {
     args: Vec<String>,
 }
 
-fn read(spec: &Value, overrides: &RuntimeOverrides) -> Result<Chosen, String> {
+fn read(spec: &Value, overrides: &RuntimeOverrides) -> Result<Chosen, RuntimeError> {
     match spec {
         Value::Object(map) if map.contains_key("command") => read_command(map),
         Value::Object(map) if map.contains_key("harness") => {
             let Some(name) = map["harness"].as_str() else {
-                return Err(format!("runtime.harness must be a name ({})", names()));
+                return Err(RuntimeError::HarnessNotAName { known: names() });
             };
             if let Some(argv) = overrides.by_name.get(name) {
                 return Ok(Chosen::Command(argv.clone()));
             }
-            let info = cli(name).ok_or_else(|| {
-                format!("runtime.harness: unknown harness \"{name}\"; awf drives {}", names())
+            let info = cli(name).ok_or_else(|| RuntimeError::UnknownHarness {
+                name: name.to_string(),
+                known: names(),
             })?;
             Ok(Chosen::Cli(info, read_settings(info, map)?))
         }
-        Value::Object(_) => Err(format!(
-            "runtime needs a harness or a command: {{ harness: \"codex\", model?, effort? }} ({}), or {{ command: [\"./agent.sh\"] }}",
-            names()
-        )),
+        Value::Object(_) => Err(RuntimeError::NeitherHarnessNorCommand { known: names() }),
         Value::String(name) => match (overrides.by_name.get(name), cli(name)) {
             (Some(argv), _) => Ok(Chosen::Command(argv.clone())),
             (None, Some(info)) => Ok(Chosen::Cli(info, CliSettings::default())),
-            (None, None) => Err(format!(
-                "unknown runtime \"{name}\"; awf drives {}; give runtime: {{ command: [\"./agent.sh\"] }} for an executable of your own, or map the name with `awf run --runtime {name}=<command>`",
-                names()
-            )),
+            (None, None) => Err(RuntimeError::UnknownName {
+                name: name.clone(),
+                known: names(),
+            }),
         },
-        _ => Err(format!(
-            "runtime must be a runtime name ({}), {{ harness, model?, effort? }} or {{ command: [\"./agent.sh\", ...] }}",
-            names()
-        )),
+        _ => Err(RuntimeError::NotARuntime { known: names() }),
     }
 }
 
-fn read_command(map: &Map<String, Value>) -> Result<Chosen, String> {
+fn read_command(map: &Map<String, Value>) -> Result<Chosen, RuntimeError> {
     if let Some(extra) = map.keys().find(|k| *k != "command") {
-        return Err(format!(
-            "runtime.{extra} is not an option of a command runtime (it takes only `command`)"
-        ));
+        return Err(RuntimeError::CommandOption(extra.clone()));
     }
     let Some(words) = map["command"].as_array() else {
-        return Err(
-            "runtime.command must be an array of strings: [\"./agent.sh\", \"arg\"]".into(),
-        );
+        return Err(RuntimeError::CommandNotArray);
     };
     let mut argv = Vec::new();
     for word in words {
         match word.as_str() {
             Some(w) => argv.push(w.to_string()),
-            None => {
-                return Err(format!(
-                    "runtime.command holds {word}, but every item must be a string"
-                ))
-            }
+            None => return Err(RuntimeError::CommandItem(word.to_string())),
         }
     }
     if argv.is_empty() {
-        return Err("runtime.command is empty; name the executable first: [\"./agent.sh\"]".into());
+        return Err(RuntimeError::CommandEmpty);
     }
     Ok(Chosen::Command(argv))
 }
 
-fn read_settings(info: &CliInfo, map: &Map<String, Value>) -> Result<CliSettings, String> {
+fn read_settings(info: &CliInfo, map: &Map<String, Value>) -> Result<CliSettings, RuntimeError> {
     const OPTIONS: &[&str] = &["harness", "model", "effort", "args"];
     if let Some(extra) = map.keys().find(|k| !OPTIONS.contains(&k.as_str())) {
-        return Err(format!(
-            "runtime.{extra} is not an option of the {} runtime (it takes {})",
-            info.name,
-            OPTIONS.join(", ")
-        ));
+        return Err(RuntimeError::CliOption {
+            cli: info.name,
+            option: extra.clone(),
+        });
     }
-    let word = |field: &str| -> Result<Option<String>, String> {
+    let word = |field: &'static str| -> Result<Option<String>, RuntimeError> {
         match map.get(field) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(s)) if !s.trim().is_empty() => Ok(Some(s.clone())),
-            Some(other) => Err(format!(
-                "runtime.{field} must be a non-empty string, not {other}"
-            )),
+            Some(other) => Err(RuntimeError::NotAWord {
+                field,
+                value: other.to_string(),
+            }),
         }
     };
     let model = word("model")?;
@@ -201,17 +185,17 @@ fn read_settings(info: &CliInfo, map: &Map<String, Value>) -> Result<CliSettings
     if let Some(level) = &effort {
         match info.capabilities.effort {
             Effort::Levels(levels) if !levels.contains(&level.as_str()) => {
-                return Err(format!(
-                    "runtime.effort: \"{level}\" is not an effort level of {} (it has {})",
-                    info.name,
-                    levels.join(", ")
-                ))
+                return Err(RuntimeError::NotAnEffortLevel {
+                    cli: info.name,
+                    level: level.clone(),
+                    levels,
+                })
             }
             Effort::None(why) => {
-                return Err(format!(
-                    "runtime.effort: {} has no effort levels: {why}",
-                    info.name
-                ))
+                return Err(RuntimeError::NoEffortLevels {
+                    cli: info.name,
+                    why,
+                })
             }
             _ => {}
         }
@@ -221,16 +205,12 @@ fn read_settings(info: &CliInfo, map: &Map<String, Value>) -> Result<CliSettings
         Some(Value::Array(items)) => items
             .iter()
             .map(|item| {
-                item.as_str().map(str::to_string).ok_or_else(|| {
-                    format!("runtime.args holds {item}, but every item must be a string")
-                })
+                item.as_str()
+                    .map(str::to_string)
+                    .ok_or_else(|| RuntimeError::ArgsItem(item.to_string()))
             })
             .collect::<Result<_, _>>()?,
-        Some(other) => {
-            return Err(format!(
-                "runtime.args must be an array of strings, not {other}"
-            ))
-        }
+        Some(other) => return Err(RuntimeError::ArgsNotArray(other.to_string())),
     };
     Ok(CliSettings {
         model,
@@ -251,6 +231,7 @@ fn names() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hint::Hint;
     use serde_json::json;
 
     fn open(spec: Value, overrides: &RuntimeOverrides) -> Result<Arc<dyn Harness>, String> {
@@ -262,6 +243,7 @@ mod tests {
                 scripted: None,
             },
         )
+        .map_err(|e| e.to_string())
     }
 
     #[test]
@@ -312,15 +294,16 @@ mod tests {
             ..*cli("codex").unwrap()
         };
         let refused = find_cli(&absent).unwrap_err();
-        assert!(
-            refused.starts_with("runtime: codex is not installed (no `awf-no-such-cli` on PATH)"),
-            "{refused}"
+        assert_eq!(
+            refused.to_string(),
+            "runtime: codex is not installed (no `awf-no-such-cli` on PATH)"
         );
+        let hint = refused.hint().unwrap();
         assert!(
-            refused.contains("npm install -g @openai/codex@0.171.0"),
-            "{refused}"
+            hint.contains("npm install -g @openai/codex@0.171.0"),
+            "{hint}"
         );
-        assert!(refused.contains("--runtime codex=<command>"), "{refused}");
+        assert!(hint.contains("--runtime codex=<command>"), "{hint}");
     }
 
     #[test]

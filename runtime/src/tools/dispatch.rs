@@ -47,8 +47,21 @@ pub trait Caller: Send + Sync {
     fn cancelled(&self) -> watch::Receiver<bool>;
 }
 
-/// Runs `wfa tool <name> <args>` for `agent`.
+/// Runs `wfa tool <name> <args>` for `agent`, in a `tool` span.
 pub async fn call(
+    agent: &impl Caller,
+    name: String,
+    args: Vec<String>,
+    stdin: Option<String>,
+) -> Response {
+    use tracing::Instrument;
+    let span = tracing::debug_span!("tool", agent = %agent.key(), name = %name);
+    call_in_span(agent, name, args, stdin)
+        .instrument(span)
+        .await
+}
+
+async fn call_in_span(
     agent: &impl Caller,
     name: String,
     args: Vec<String>,
@@ -186,7 +199,7 @@ async fn run_call(
                         "{took} and ignored call.signal for {} more: it may have run, or may still finish",
                         format_duration(TOOL_ABORT_GRACE)
                     );
-                    eprintln!("awf: agent \"{}\": tool {message}", agent.key());
+                    tracing::warn!("agent \"{}\": tool {message}", agent.key());
                     Settled::failure(
                         Code::MayHaveRun,
                         message,

@@ -10,6 +10,7 @@
 pub mod calls;
 pub mod dispatch;
 pub mod input;
+pub mod problem;
 
 use std::time::Duration;
 
@@ -19,6 +20,7 @@ use crate::duration::{format_duration, parse_timeout, timeout_from_millis};
 use crate::limits::{DEFAULT_TOOL_TIMEOUT, MAX_TOOLS_PER_AGENT, MAX_TOOL_NAME_LEN};
 use crate::schema::teach::ToolTeaching;
 use crate::schema::Schema;
+pub use problem::{ToolProblem, ToolSetError};
 
 /// How long one call of a tool may take.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,19 +63,21 @@ pub struct ToolSet {
 
 impl ToolSet {
     /// Reads `{ name: { description, input, timeout } }` and checks every limit.
-    pub fn from_json(tools: &Value) -> Result<ToolSet, String> {
+    pub fn from_json(tools: &Value) -> Result<ToolSet, ToolSetError> {
         let Some(map) = tools.as_object() else {
-            return Err("tools must be an object: { name: tool({ ... }) }".into());
+            return Err(ToolSetError::NotAnObject);
         };
         if map.len() > MAX_TOOLS_PER_AGENT {
-            return Err(format!(
-                "{} tools given; an agent holds at most {MAX_TOOLS_PER_AGENT}",
-                map.len()
-            ));
+            return Err(ToolSetError::TooMany(map.len()));
         }
         let tools = map
             .iter()
-            .map(|(name, spec)| read_tool(name, spec).map_err(|e| format!("tool \"{name}\": {e}")))
+            .map(|(name, spec)| {
+                read_tool(name, spec).map_err(|problem| ToolSetError::Tool {
+                    tool: name.clone(),
+                    problem,
+                })
+            })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(ToolSet { tools })
     }
@@ -102,40 +106,34 @@ impl ToolSet {
     }
 
     /// A reopen with tools must give the same names, descriptions and schemas.
-    pub fn check_same(&self, other: &ToolSet) -> Result<(), String> {
-        let (mine, theirs) = (self.names(), other.names());
-        if mine != theirs {
-            return Err(format!(
-                "tools differ: [{}] when it opened, [{}] now; a reopen must give the same tools (handlers may change)",
-                mine.join(", "),
-                theirs.join(", ")
-            ));
+    pub fn check_same(&self, other: &ToolSet) -> Result<(), ToolSetError> {
+        let (then, now) = (self.names(), other.names());
+        if then != now {
+            return Err(ToolSetError::Differ { then, now });
         }
-        for (a, b) in self.tools.iter().zip(&other.tools) {
-            if a.identity() != b.identity() {
-                return Err(format!(
-                    "tool \"{}\" has a different description or input schema than when the agent opened; a reopen must keep them (handlers may change)",
-                    a.name
-                ));
-            }
+        match self
+            .tools
+            .iter()
+            .zip(&other.tools)
+            .find(|(a, b)| a.identity() != b.identity())
+        {
+            Some((changed, _)) => Err(ToolSetError::Changed(changed.name.clone())),
+            None => Ok(()),
         }
-        Ok(())
     }
 }
 
-fn read_tool(name: &str, spec: &Value) -> Result<ToolSpec, String> {
+fn read_tool(name: &str, spec: &Value) -> Result<ToolSpec, ToolProblem> {
     check_name(name)?;
     let Some(spec) = spec.as_object() else {
-        return Err("must be made with tool({ description, input?, handler, timeout? })".into());
+        return Err(ToolProblem::NotATool);
     };
     let description = match spec.get("description") {
         Some(Value::String(d)) if !d.trim().is_empty() => d.trim().to_string(),
         Some(Value::String(_)) | None | Some(Value::Null) => {
-            return Err(
-                "description is missing; say what the tool is for and when to call it".into(),
-            )
+            return Err(ToolProblem::NoDescription)
         }
-        Some(_) => return Err("description must be a string".into()),
+        Some(_) => return Err(ToolProblem::DescriptionNotText),
     };
     let input = match spec.get("input") {
         None | Some(Value::Null) => None,
@@ -145,17 +143,12 @@ fn read_tool(name: &str, spec: &Value) -> Result<ToolSpec, String> {
         None | Some(Value::Null) => CallBudget::Within(DEFAULT_TOOL_TIMEOUT),
         Some(Value::Bool(false)) => CallBudget::TurnOnly,
         Some(Value::String(text)) => {
-            CallBudget::Within(parse_timeout(text).map_err(|e| format!("timeout: {e}"))?)
+            CallBudget::Within(parse_timeout(text).map_err(ToolProblem::Timeout)?)
         }
         Some(Value::Number(n)) => CallBudget::Within(
-            timeout_from_millis(n.as_f64().unwrap_or(f64::NAN))
-                .map_err(|e| format!("timeout: {e}"))?,
+            timeout_from_millis(n.as_f64().unwrap_or(f64::NAN)).map_err(ToolProblem::Timeout)?,
         ),
-        Some(other) => {
-            return Err(format!(
-                "timeout: {other} is not a duration; write \"30s\", \"2m\", a number of milliseconds, or false"
-            ))
-        }
+        Some(other) => return Err(ToolProblem::TimeoutNotADuration(other.to_string())),
     };
     Ok(ToolSpec {
         name: name.to_string(),
@@ -165,27 +158,25 @@ fn read_tool(name: &str, spec: &Value) -> Result<ToolSpec, String> {
     })
 }
 
-fn check_name(name: &str) -> Result<(), String> {
+fn check_name(name: &str) -> Result<(), ToolProblem> {
     if name.is_empty() || name.len() > MAX_TOOL_NAME_LEN {
-        return Err(format!(
-            "a tool name has 1 to {MAX_TOOL_NAME_LEN} characters"
-        ));
+        return Err(ToolProblem::NameLength);
     }
     if !name
         .bytes()
         .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
     {
-        return Err("a tool name is lowercase letters, digits and _ (e.g. add_finding)".into());
+        return Err(ToolProblem::NameCharacters);
     }
     Ok(())
 }
 
 /// A tool's input is an object schema.
-fn read_input(raw: &Value) -> Result<Schema, String> {
+fn read_input(raw: &Value) -> Result<Schema, ToolProblem> {
     if raw.get("type").and_then(Value::as_str) != Some("object") {
-        return Err("input must be an object schema, e.g. typed(Type.Object({ ... }))".into());
+        return Err(ToolProblem::InputNotObject);
     }
-    Schema::compile(raw.clone()).map_err(|e| format!("input: {e}"))
+    Schema::compile(raw.clone()).map_err(ToolProblem::Input)
 }
 
 #[cfg(test)]
@@ -218,7 +209,7 @@ mod tests {
 
     #[test]
     fn every_limit_is_checked_naming_the_tool() {
-        let err = |tools: Value| ToolSet::from_json(&tools).unwrap_err();
+        let err = |tools: Value| ToolSet::from_json(&tools).unwrap_err().to_string();
         assert_eq!(
             err(json!({"Add-Finding": {"description": "x"}})),
             "tool \"Add-Finding\": a tool name is lowercase letters, digits and _ (e.g. add_finding)"
@@ -252,7 +243,12 @@ mod tests {
         assert!(a
             .check_same(&b)
             .unwrap_err()
+            .to_string()
             .contains("different description"));
-        assert!(a.check_same(&c).unwrap_err().contains("tools differ"));
+        assert!(a
+            .check_same(&c)
+            .unwrap_err()
+            .to_string()
+            .contains("tools differ"));
     }
 }

@@ -63,6 +63,25 @@ impl OpError {
         }
     }
 
+    /// A `TypeError` from one of awf's typed problems: its text, and its hint (what to do) as the
+    /// error's `hint`, printed after the user's frames.
+    pub fn type_problem(problem: &(impl std::fmt::Display + crate::hint::Hint)) -> OpError {
+        OpError::type_error(problem.to_string()).with_hint(problem.hint())
+    }
+
+    /// Sets the error's `hint`, when there is one.
+    pub fn with_hint(mut self, hint: Option<String>) -> OpError {
+        if let Some(hint) = hint {
+            let mut data = match self.data.take().map(|d| *d) {
+                Some(serde_json::Value::Object(map)) => map,
+                _ => serde_json::Map::new(),
+            };
+            data.insert("hint".to_string(), serde_json::Value::String(hint));
+            self.data = Some(Box::new(serde_json::Value::Object(data)));
+        }
+        self
+    }
+
     /// An operating-system error in Node's shape; `data` holds `errno`, `syscall`, `path`, ...
     pub fn system(code: &str, message: impl Into<String>, data: serde_json::Value) -> OpError {
         OpError {

@@ -129,7 +129,7 @@ fn test_exchange(
     Ok(async move {
         let response = client::exchange(&socket, &request)
             .await
-            .map_err(|e| OpError::new("unreachable", e))?;
+            .map_err(|e| OpError::new("unreachable", e.to_string()))?;
         serde_json::to_value(&response).map_err(|e| OpError::internal(e.to_string()))
     })
 }

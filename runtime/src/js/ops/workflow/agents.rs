@@ -50,8 +50,12 @@ fn agent_open(
     let run = state.handle::<Arc<Run>>(handle as u64).ok_or_else(|| {
         OpError::type_error("this workflow context belongs to a run that has ended")
     })?;
-    let spec = AgentSpec::from_json(&spec.unwrap_or_default()).map_err(OpError::type_error)?;
-    let agent = run.agents.open(spec).map_err(OpError::type_error)?;
+    let spec =
+        AgentSpec::from_json(&spec.unwrap_or_default()).map_err(|e| OpError::type_problem(&e))?;
+    let agent = run
+        .agents
+        .open(spec)
+        .map_err(|e| OpError::type_problem(&e))?;
     Ok(json!({ "key": agent.key, "launcher": agent.launcher.display().to_string() }))
 }
 
