@@ -545,3 +545,99 @@ fn wfa_reads_piped_json_from_a_slow_producer_and_refuses_a_silent_pipe() {
     assert_has(&silent, "exit=2");
     assert_eq!(project.read("plain.out"), "plain\nexit=0\n");
 }
+
+/// A workflow whose `run()` marks that it started, then spins without ever yielding.
+const SPINS: &str = r#"import { writeFileSync } from "node:fs";
+export default defineWorkflow({
+  meta: { name: "t", description: "Spins." },
+  async run() {
+    writeFileSync("started", "");
+    while (true) {}
+  },
+});
+"#;
+
+/// Starts `awf run wf.ts` with `args`, waits until the workflow wrote `started`.
+fn start_spinning(project: &TempProject, args: &[&str]) -> Child {
+    let child = Command::new(awf_bin())
+        .args(["run", "wf.ts"])
+        .args(args)
+        .current_dir(project.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_file(&project.path().join("started"), BOUND);
+    child
+}
+
+/// Waits (bounded) for `child` to exit; its code and output.json's outcome.
+fn ended(project: &TempProject, mut child: Child) -> (Option<i32>, Value) {
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > BOUND {
+            let _ = child.kill();
+            panic!("awf did not exit while its workflow spun");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let output = project.only_run_dir("t").join("output.json");
+    let record: Value = serde_json::from_str(&std::fs::read_to_string(output).unwrap()).unwrap();
+    (status.code(), record)
+}
+
+#[test]
+fn the_run_deadline_stops_code_that_never_yields() {
+    let project = TempProject::new();
+    project.file("wf.ts", SPINS);
+    let awf = start_spinning(&project, &["--timeout", "1s"]);
+    let (code, record) = ended(&project, awf);
+    assert_eq!(code, Some(1));
+    assert_eq!(record["outcome"], "timed-out", "{record}");
+}
+
+#[test]
+fn ctrl_c_and_sigterm_stop_code_that_never_yields() {
+    for (signal, code) in [(libc::SIGINT, 130), (libc::SIGTERM, 143)] {
+        let project = TempProject::new();
+        project.file("wf.ts", SPINS);
+        let awf = start_spinning(&project, &["--timeout", "1h"]);
+        // SAFETY: plain syscall on our own child.
+        unsafe { libc::kill(awf.id() as i32, signal) };
+        let (exit, record) = ended(&project, awf);
+        assert_eq!(exit, Some(code));
+        assert_eq!(record["outcome"], "cancelled", "{record}");
+    }
+}
+
+#[test]
+fn a_handler_that_never_yields_is_stopped_by_the_run_deadline_and_its_agent_dies() {
+    let project = TempProject::new();
+    project
+        .script(
+            "agent.sh",
+            "#!/bin/sh\ncat > /dev/null\necho $$ > agent.pid\n\"$AWF_WFA\" tool spin\nsleep 300\n",
+        )
+        .file(
+            "wf.ts",
+            r#"import { writeFileSync } from "node:fs";
+export default defineWorkflow({
+  meta: { name: "t", description: "A handler spins." },
+  async run(wf) {
+    const spin = tool({ description: "Spin.", timeout: "1s", handler: () => { writeFileSync("started", ""); while (true) {} } });
+    const a = await wf.agents.open({ key: "a", runtime: { command: ["./agent.sh"] }, tools: { spin } });
+    return (await a.run({ prompt: "Go." })).outcome;
+  },
+});
+"#,
+        );
+    let awf = start_spinning(&project, &["--timeout", "2s"]);
+    let agent = pid_in(&project, "agent.pid");
+    let (code, record) = ended(&project, awf);
+    assert_eq!(code, Some(1));
+    assert_eq!(record["outcome"], "timed-out", "{record}");
+    wait_gone(agent, "the agent");
+}

@@ -7,13 +7,13 @@
 
 pub mod exit;
 pub mod run;
+mod watch;
 
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use serde_json::{json, Value};
-use tokio::signal::unix::{signal, SignalKind};
 use tracing::Instrument;
 
 use crate::harness::RuntimeOverrides;
@@ -21,6 +21,7 @@ use crate::js::{CallEnd, ConsoleTarget, HostConfig, JsError, JsHost};
 use crate::records::{time, Event};
 pub use exit::Ending;
 use run::{Run, RunMode, RunSpec};
+use watch::{RunWatch, Stop};
 
 /// How long workflow code may still run after the run's deadline before it is stopped, so that
 /// it can see its turns end `timed-out` and return what it has.
@@ -136,18 +137,17 @@ pub async fn run_file(options: RunOptions) -> RunReport {
     };
     let handle = host.state().add_handle(run.clone());
     let args = json!({ "run": handle, "argv": options.words, "cwd": options.cwd.display().to_string(), "runId": run.id });
-    let mut signals = Signals::listen();
+    let watch = RunWatch::start(run.deadline + DEADLINE_GRACE, host.interrupt_flag());
     let span = tracing::info_span!("run", id = %run.id, workflow = %run.workflow);
-    let end = drive(&mut host, &run, args, &mut signals)
+    let end = drive(&mut host, args, &watch)
         .instrument(span.clone())
         .await;
+    watch.code_done();
     async {
-        // Turns the workflow left running end now; their agents' groups are killed.
+        // Turns the workflow left running end now; their agents' groups are killed. A signal
+        // meanwhile exits at once (the watch).
         run.cancel();
-        tokio::select! {
-            _ = run.agents.settled() => {}
-            sig = signals.next() => exit_at_once(sig),
-        }
+        run.agents.settled().await;
         run.agents.shut_down();
     }
     .instrument(span.clone())
@@ -159,66 +159,16 @@ pub async fn run_file(options: RunOptions) -> RunReport {
     span.in_scope(|| finish(&run, end))
 }
 
-/// What stopped a run from outside its own code.
-enum Stop {
-    Deadline,
-    Signal(i32),
-}
-
-/// SIGINT and SIGTERM, as they arrive.
-struct Signals {
-    interrupt: Option<tokio::signal::unix::Signal>,
-    terminate: Option<tokio::signal::unix::Signal>,
-}
-
-impl Signals {
-    fn listen() -> Signals {
-        Signals {
-            interrupt: signal(SignalKind::interrupt()).ok(),
-            terminate: signal(SignalKind::terminate()).ok(),
-        }
-    }
-
-    async fn next(&mut self) -> i32 {
-        tokio::select! {
-            _ = recv(&mut self.interrupt) => libc::SIGINT,
-            _ = recv(&mut self.terminate) => libc::SIGTERM,
-        }
-    }
-}
-
-async fn recv(signal: &mut Option<tokio::signal::unix::Signal>) {
-    match signal {
-        Some(s) => {
-            s.recv().await;
-        }
-        None => std::future::pending().await,
-    }
-}
-
-/// A second Ctrl-C: kill every agent group and exit now, without records.
-fn exit_at_once(signal: i32) -> ! {
-    crate::harness::process::kill_all_now();
-    tracing::error!("stopped at once; the run's records may be incomplete");
-    std::process::exit(128 + signal)
-}
-
-async fn drive(
-    host: &mut JsHost,
-    run: &Run,
-    args: Value,
-    signals: &mut Signals,
-) -> Result<CallEnd, Stop> {
-    let flag = host.interrupt_flag();
-    let stop_at = tokio::time::Instant::from_std(run.deadline + DEADLINE_GRACE);
-    let stop = tokio::select! {
-        end = host.call("awf:runner", "runWorkflow", args) => return Ok(end),
-        _ = tokio::time::sleep_until(stop_at) => Stop::Deadline,
-        sig = signals.next() => Stop::Signal(sig),
+async fn drive(host: &mut JsHost, args: Value, watch: &RunWatch) -> Result<CallEnd, Stop> {
+    let end = tokio::select! {
+        end = host.call("awf:runner", "runWorkflow", args) => end,
+        stop = watch.stopped() => return Err(stop),
     };
-    // Stop running workflow code: the run is over.
-    flag.store(true, std::sync::atomic::Ordering::SeqCst);
-    Err(stop)
+    // Code that never yielded was interrupted by the watch: the watch says why.
+    match (end, watch.stop()) {
+        (CallEnd::Interrupted, Some(stop)) => Err(stop),
+        (end, _) => Ok(end),
+    }
 }
 
 fn finish(run: &Run, end: Result<CallEnd, Stop>) -> RunReport {
