@@ -206,7 +206,12 @@ declare module "bun:test" {
     toStartWith(expected: string): R;
     toEndWith(expected: string): R;
     toEqualIgnoringWhitespace(expected: string): R;
+    /** What the predicate throws goes through (even under .not). */
     toSatisfy(predicate: (value: any) => boolean): R;
+    /** Always passes (under .not, always fails with `message`). */
+    pass(message?: string): R;
+    /** Always fails with `message`. */
+    fail(message?: string): R;
     toContainKey(key: PropertyKey): R;
     toContainKeys(keys: readonly PropertyKey[]): R;
     /** Exactly these keys, in any order. */

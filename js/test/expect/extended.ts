@@ -102,7 +102,14 @@ export function judgeIncludeRepeated(received: unknown, expected: unknown, times
 
 export function judgeSatisfy(received: unknown, predicate: unknown): Verdict {
   if (typeof predicate !== "function") throw new MatcherUsageError(`toSatisfy() expects a function\n\nExpected: ${format(predicate)}`);
+  // What the predicate throws goes through as it is, as bun 1.4.5 does.
   return plain(received, Boolean(predicate(received)), `to satisfy ${format(predicate)}`);
+}
+
+/** `expect().pass(message?)` / `.fail(message?)`: jest-extended's explicit verdicts. */
+export function judgeVerdict(pass: boolean, message: unknown, matcher: "pass" | "fail"): Verdict {
+  if (message !== undefined && typeof message !== "string") throw new MatcherUsageError(`Expected message to be a string for '${matcher}'.`);
+  return { pass, details: () => message ?? `${pass ? "passes by .pass()" : "fails by .fail()"} assertion` };
 }
 
 function entriesOf(received: unknown, matcher: string): { keys: unknown[]; values: unknown[] } {

@@ -3,7 +3,7 @@
 // ships, and `toContainEqual`'s string form. Each entry takes the matcher's arguments and
 // gives the signature its failure headline shows and the judge that decides it.
 
-import { judgeArrayOfSize, judgeEmpty, judgeIncludeRepeated, judgeKind, judgeMembers, judgeOneOf, judgeSatisfy, judgeString, judgeTypeOf, judgeWithin } from "./extended.ts";
+import { judgeArrayOfSize, judgeEmpty, judgeIncludeRepeated, judgeKind, judgeMembers, judgeOneOf, judgeSatisfy, judgeString, judgeTypeOf, judgeVerdict, judgeWithin } from "./extended.ts";
 import type { Judge } from "./matchers.ts";
 import { judgeCalled, judgeCalledTimes, judgeCalledWith, judgeNthCalledWith, judgeNthReturnedWith, judgeReturned, judgeReturnedTimes, judgeReturnedWith } from "./mock_matchers.ts";
 
@@ -77,6 +77,8 @@ export const MATCHER_TABLE = {
   toEndWith: (text: string) => ["expected", (received) => judgeString(received, text, "endWith", "toEndWith")],
   toEqualIgnoringWhitespace: (text: string) => ["expected", (received) => judgeString(received, text, "equalIgnoringWhitespace", "toEqualIgnoringWhitespace")],
   toIncludeRepeated: (text: string, times: number) => ["expected, times", (received) => judgeIncludeRepeated(received, text, times)],
+  pass: (message?: string) => ["", () => judgeVerdict(true, message, "pass")],
+  fail: (message?: string) => ["", () => judgeVerdict(false, message, "fail")],
   toSatisfy: (predicate: (value: any) => boolean) => ["expected", (received) => judgeSatisfy(received, predicate)],
   toContainKey: (key: PropertyKey) => ["expected", (received) => judgeMembers(received, key, "keys", "one", "toContainKey")],
   toContainKeys: (keys: readonly PropertyKey[]) => ["expected", (received) => judgeMembers(received, keys, "keys", "every", "toContainKeys")],
