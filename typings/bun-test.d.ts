@@ -1,9 +1,10 @@
 // typings/bun-test.d.ts — editor typings for the `bun:test` module (alias `awf:test`) as awf serves it.
 //
-// Covers what js/test/bun_test.ts and js/test/expect.ts implement: test/it and describe with
-// their modifiers, the hooks, and expect with its matchers and asymmetric matchers. Names
-// and shapes follow bun's own typings, so a test file written for `bun test` type-checks
-// unchanged. Mocks (`mock`, `spyOn`) and snapshot matchers are not provided.
+// Covers what js/test/ implements: test/it and describe with their modifiers, the hooks,
+// expect with its matchers (the jest-extended set and the mock matchers too), expect.extend,
+// mock/spyOn/jest, and fake timers. Names and shapes follow bun's own typings, so a test file
+// written for `bun test` type-checks unchanged. Snapshot matchers and `mock.module` are not
+// provided.
 
 declare module "bun:test" {
   export type DoneCallback = (error?: unknown) => void;
@@ -11,6 +12,10 @@ declare module "bun:test" {
   export interface TestOptions {
     /** Milliseconds before the test fails as timed out (default 5000). */
     timeout?: number;
+    /** Runs a failing test again, up to this many more times, until it passes. */
+    retry?: number;
+    /** Runs a passing test this many more times; every run must pass. */
+    repeats?: number;
   }
 
   /** A test's name; a function or class stands for its `name`. */
@@ -38,6 +43,7 @@ declare module "bun:test" {
 
   export interface TestFunction {
     (label: Label, fn?: TestBody, options?: number | TestOptions): void;
+    (label: Label, options: number | TestOptions, fn: TestBody): void;
     each: TestEach;
   }
 
@@ -47,6 +53,11 @@ declare module "bun:test" {
     readonly skip: TestFunction;
     /** Listed as todo; the body, if given, does not run. */
     readonly todo: TestFunction;
+    /** Passes when the body fails, and fails when it passes. */
+    readonly failing: TestFunction;
+    /** Loads and reports as in bun; awf runs the tests one after another. */
+    readonly concurrent: Test;
+    readonly serial: Test;
     /** Runs the test when `condition` is truthy, else skips it. */
     if(condition: unknown): TestFunction;
     skipIf(condition: unknown): TestFunction;
@@ -59,6 +70,8 @@ declare module "bun:test" {
    */
   export interface DescribeFunction {
     (label: Label, fn: () => unknown): void;
+    /** Without a label: adds nothing to its tests' names. */
+    (fn: () => unknown): void;
     each: DescribeEach;
   }
 
@@ -66,6 +79,8 @@ declare module "bun:test" {
     readonly only: DescribeFunction;
     readonly skip: DescribeFunction;
     readonly todo: DescribeFunction;
+    readonly concurrent: Describe;
+    readonly serial: Describe;
     if(condition: unknown): DescribeFunction;
     skipIf(condition: unknown): DescribeFunction;
     todoIf(condition: unknown): DescribeFunction;
@@ -130,7 +145,184 @@ declare module "bun:test" {
      */
     toThrow(expected?: string | RegExp | Error | Function | object): R;
     toThrowError(expected?: string | RegExp | Error | Function | object): R;
+
+    // Mock matchers: received must be a `mock()`, `jest.fn()` or `spyOn()` function.
+    toHaveBeenCalled(): R;
+    toHaveBeenCalledOnce(): R;
+    toHaveBeenCalledTimes(expected: number): R;
+    /** Some call's arguments equal these (toEqual). */
+    toHaveBeenCalledWith(...expected: unknown[]): R;
+    toHaveBeenLastCalledWith(...expected: unknown[]): R;
+    /** `n` counts from 1. */
+    toHaveBeenNthCalledWith(n: number, ...expected: unknown[]): R;
+    /** At least one call returned rather than threw. */
+    toHaveReturned(): R;
+    toHaveReturnedTimes(expected: number): R;
+    toHaveReturnedWith(expected: unknown): R;
+    toHaveLastReturnedWith(expected: unknown): R;
+    toHaveNthReturnedWith(n: number, expected: unknown): R;
+    toBeCalled(): R;
+    toBeCalledTimes(expected: number): R;
+    toBeCalledWith(...expected: unknown[]): R;
+    lastCalledWith(...expected: unknown[]): R;
+    nthCalledWith(n: number, ...expected: unknown[]): R;
+    toReturn(): R;
+    toReturnTimes(expected: number): R;
+    toReturnWith(expected: unknown): R;
+    lastReturnedWith(expected: unknown): R;
+    nthReturnedWith(n: number, expected: unknown): R;
+
+    // The jest-extended matchers bun ships.
+    toBeArray(): R;
+    toBeArrayOfSize(size: number): R;
+    toBeBoolean(): R;
+    toBeDate(): R;
+    toBeValidDate(): R;
+    toBeFunction(): R;
+    toBeNumber(): R;
+    toBeString(): R;
+    toBeSymbol(): R;
+    toBeObject(): R;
+    toBeTrue(): R;
+    toBeFalse(): R;
+    /** `null` or `undefined`. */
+    toBeNil(): R;
+    toBeInteger(): R;
+    toBeFinite(): R;
+    toBePositive(): R;
+    toBeNegative(): R;
+    toBeEven(): R;
+    toBeOdd(): R;
+    /** An empty string, array, Map, Set or other iterable, or an object without keys. */
+    toBeEmpty(): R;
+    toBeEmptyObject(): R;
+    toBeTypeOf(type: "string" | "number" | "bigint" | "boolean" | "symbol" | "undefined" | "object" | "function"): R;
+    /** start <= received < end. */
+    toBeWithin(start: number, end: number): R;
+    /** Equal (toEqual) to one of the items. */
+    toBeOneOf(expected: Iterable<unknown>): R;
+    toInclude(expected: string): R;
+    toIncludeRepeated(expected: string, times: number): R;
+    toStartWith(expected: string): R;
+    toEndWith(expected: string): R;
+    toEqualIgnoringWhitespace(expected: string): R;
+    /** What the predicate throws goes through (even under .not). */
+    toSatisfy(predicate: (value: any) => boolean): R;
+    /** Always passes (under .not, always fails with `message`). */
+    pass(message?: string): R;
+    /** Always fails with `message`. */
+    fail(message?: string): R;
+    toContainKey(key: PropertyKey): R;
+    toContainKeys(keys: readonly PropertyKey[]): R;
+    /** Exactly these keys, in any order. */
+    toContainAllKeys(keys: readonly PropertyKey[]): R;
+    toContainAnyKeys(keys: readonly PropertyKey[]): R;
+    toContainValue(value: unknown): R;
+    toContainValues(values: readonly unknown[]): R;
+    toContainAllValues(values: readonly unknown[]): R;
+    toContainAnyValues(values: readonly unknown[]): R;
   }
+
+  /** What an `expect.extend` matcher returns (or resolves to). */
+  export interface CustomMatcherResult {
+    pass: boolean;
+    message?: string | (() => string);
+  }
+
+  export interface MatcherContext {
+    isNot: boolean;
+    promise: string;
+    equals(a: unknown, b: unknown): boolean;
+    utils: {
+      printReceived(value: unknown): string;
+      printExpected(value: unknown): string;
+      stringify(value: unknown): string;
+      matcherHint(name: string, received?: string, expected?: string): string;
+      diff(expected: unknown, received: unknown): string;
+    };
+  }
+
+  export type CustomMatcher = (this: MatcherContext, received: any, ...args: any[]) => CustomMatcherResult | Promise<CustomMatcherResult>;
+
+  /** One call's outcome in `.mock.results`. */
+  export type MockResult = { type: "return"; value: any } | { type: "throw"; value: any } | { type: "incomplete"; value: undefined };
+
+  /** A mock function: callable like the function it stands for, recording every call. */
+  export interface Mock<T extends (...args: any[]) => any = (...args: any[]) => any> {
+    (...args: Parameters<T>): ReturnType<T>;
+    new (...args: Parameters<T>): any;
+    readonly mock: {
+      calls: Parameters<T>[];
+      results: MockResult[];
+      instances: any[];
+      contexts: any[];
+      invocationCallOrder: number[];
+      readonly lastCall: Parameters<T> | undefined;
+    };
+    mockImplementation(fn: T | undefined): this;
+    mockImplementationOnce(fn: T): this;
+    mockReturnValue(value: ReturnType<T>): this;
+    mockReturnValueOnce(value: ReturnType<T>): this;
+    mockResolvedValue(value: Awaited<ReturnType<T>>): this;
+    mockResolvedValueOnce(value: Awaited<ReturnType<T>>): this;
+    mockRejectedValue(value: unknown): this;
+    mockRejectedValueOnce(value: unknown): this;
+    mockReturnThis(): this;
+    mockName(name: string): this;
+    getMockName(): string;
+    getMockImplementation(): T | undefined;
+    /** Uses `fn` while `callback` runs (until its promise settles, when it returns one). */
+    withImplementation(fn: T, callback: () => unknown): unknown;
+    /** Forgets the calls; keeps the implementation. */
+    mockClear(): this;
+    /** Forgets the calls and the implementation. */
+    mockReset(): this;
+    /** mockReset, and a spy puts the original back. */
+    mockRestore(): this;
+  }
+
+  /** `mock(fn?)`: a mock function that calls `fn`, if given. */
+  export const mock: {
+    <T extends (...args: any[]) => any>(fn?: T): Mock<T>;
+    /** Every spy gets its original back. */
+    restore(): void;
+    clearAllMocks(): void;
+    /** Not supported by awf: it throws, saying so. */
+    module(specifier: string, factory: () => unknown): never;
+  };
+
+  /** Replaces `object[key]` with a mock that calls the original; `mockRestore()` puts it back. */
+  export function spyOn<T extends object, K extends keyof T>(object: T, key: K): Mock<T[K] extends (...args: any[]) => any ? T[K] : () => T[K]>;
+
+  /** Sets what `Date` reads (with fake timers, their clock); without an argument, back to real time. */
+  export function setSystemTime(time?: number | Date | string): void;
+
+  export interface Jest {
+    fn: typeof mock;
+    spyOn: typeof spyOn;
+    isMockFunction(value: unknown): value is Mock;
+    clearAllMocks(): void;
+    resetAllMocks(): void;
+    restoreAllMocks(): void;
+    /** Swaps setTimeout/setInterval/setImmediate, their clear* twins and Date for fakes on a clock only the test moves. */
+    useFakeTimers(options?: { now?: number | Date }): void;
+    useRealTimers(): void;
+    isFakeTimers(): boolean;
+    advanceTimersByTime(ms: number): void;
+    advanceTimersToNextTimer(steps?: number): void;
+    /** Fires timers, and the timers they start, until none is left. */
+    runAllTimers(): void;
+    runOnlyPendingTimers(): void;
+    getTimerCount(): number;
+    clearAllTimers(): void;
+    now(): number;
+    setSystemTime(time?: number | Date | string): void;
+    /** The time limit of this file's tests and hooks that set none. */
+    setTimeout(ms: number): void;
+  }
+
+  export const jest: Jest;
+  export const vi: Jest;
 
   /** The asymmetric matchers: usable anywhere inside an expected value. Typed `any` so they fit any field. */
   export interface AsymmetricMatchers {
@@ -142,7 +334,12 @@ declare module "bun:test" {
   }
 
   export interface Expect extends AsymmetricMatchers {
-    (actual?: unknown): Matchers<void>;
+    /** `label`, when given, heads the failure message instead of `expect(received)...`. */
+    (actual?: unknown, label?: string): Matchers<void>;
+    /** Adds matchers: `expect(x).name(...)`, and the asymmetric `expect.name(...)`. */
+    extend(matchers: Record<string, CustomMatcher>): void;
+    /** A number within 10^-precision / 2 of `expected` (precision defaults to 2). */
+    closeTo(expected: number, precision?: number): any;
     /** Any value made by `type`; `Number`, `String`, `Boolean`, `BigInt`, `Symbol` match primitives too. */
     any(type: Function): any;
     /** Anything but `null` and `undefined`. */
@@ -161,5 +358,9 @@ declare module "bun:test" {
 }
 
 declare module "awf:test" {
+  export * from "bun:test";
+}
+
+declare module "@jest/globals" {
   export * from "bun:test";
 }

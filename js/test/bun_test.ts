@@ -1,9 +1,11 @@
 // js/test/bun_test.ts — the `bun:test` module (alias `awf:test`): registering tests, then running them.
 //
 // Owns `test`/`it` and `describe` with their modifiers (.only .skip .todo .each .if .skipIf
-// .todoIf), the four hooks, and `runRegisteredTests()`: the order bun runs things in, `.only`
-// and `-t` filtering, per-test timeouts, done callbacks, and turning whatever a test throws
-// into a reported failure. Top-level tests register while the test file's module evaluates;
+// .todoIf .failing .concurrent .serial), the four hooks, and `runRegisteredTests()`: the order
+// bun runs things in, `.only` and `-t` filtering, per-test timeouts, retries and repeats, done
+// callbacks, and turning whatever a test throws into a reported failure. `.each` names come
+// from each_name.ts; `mock`/`spyOn` (mock.ts), `jest` (jest.ts) and `setSystemTime`
+// (fake_timers.ts) are re-exported. Top-level tests register while the test file's module evaluates;
 // the host then calls `runRegisteredTests()`, once, which first runs the describe bodies (bun
 // defers them, and awaits async ones) and then the tests. Nothing here prints: results go to the
 // `TestEvents` the host passes in (report.ts prints them as bun does; the engine forwards them
@@ -21,13 +23,20 @@ import {
   stackFrames,
 } from "./expect.ts";
 
-export { AssertionError, AsymmetricMatcher, expect } from "./expect.ts";
+import { eachName } from "./each_name.ts";
+import { defaults } from "./jest.ts";
 
-// Host globals the engine provides (QuickJS has no timers of its own); declared here so this
-// module type-checks on the ES library alone.
-declare function setTimeout(callback: () => void, ms: number): unknown;
-declare function clearTimeout(handle: unknown): void;
+export { AssertionError, AsymmetricMatcher, expect } from "./expect.ts";
+export { mock, spyOn } from "./mock.ts";
+export { jest, vi } from "./jest.ts";
+export { setSystemTime } from "./fake_timers.ts";
+
+// Host globals the engine provides (QuickJS has no timers of its own), taken before a test can
+// fake them (fake_timers.ts), so time limits keep real time.
 declare const performance: { now(): number };
+const hostTimers = globalThis as unknown as { setTimeout(callback: () => void, ms: number): unknown; clearTimeout(handle: unknown): void };
+const setTimeout = hostTimers.setTimeout;
+const clearTimeout = hostTimers.clearTimeout;
 
 /** bun's default per-test (and per-hook) time limit. */
 export const DEFAULT_TIMEOUT_MS = 5000;
@@ -94,11 +103,17 @@ export type DoneCallback = (error?: unknown) => void;
 export type TestBody = (...args: any[]) => unknown;
 export interface TestOptions {
   readonly timeout?: number;
+  /** Runs a failing test again, up to this many more times, until it passes. */
+  readonly retry?: number;
+  /** Runs the test this many more times after it passes; every run must pass. */
+  readonly repeats?: number;
 }
 /** bun takes a function or class as a name too, and uses its name. */
 export type Label = string | number | Function;
 
 type Mark = "run" | "only" | "skip" | "todo";
+/** How a test's outcome is read: `failing` passes when the body fails, and fails when it passes. */
+type Expecting = "pass" | "failing";
 
 interface Hook {
   readonly body: TestBody;
@@ -134,6 +149,9 @@ interface TestCase {
   /** The `.each` row values the body is called with. */
   readonly args: readonly unknown[];
   readonly timeoutMs: number | undefined;
+  readonly retry: number;
+  readonly repeats: number;
+  readonly expecting: Expecting;
 }
 
 const root = newSuite("", undefined, "run", undefined, []);
@@ -153,18 +171,40 @@ function refuseWhileRunning(what: string): void {
   }
 }
 
-function addTest(mark: Mark, label: Label, body: TestBody | undefined, options: number | TestOptions | undefined, args: readonly unknown[]): void {
+function addTest(mark: Mark, expecting: Expecting, label: Label, body: TestBody | undefined, options: number | TestOptions | undefined, args: readonly unknown[]): void {
   refuseWhileRunning("test");
   // A test without a body can only be a placeholder: bun lists it as todo.
   const effectiveMark = body === undefined ? "todo" : mark;
-  current.children.push({ kind: "test", name: labelText(label), parent: current, mark: effectiveMark, body, args, timeoutMs: timeoutOf(options) });
+  const counted = (value: unknown): number => (typeof value === "number" && value > 0 ? Math.floor(value) : 0);
+  const settings = typeof options === "object" && options !== null ? options : {};
+  current.children.push({
+    kind: "test",
+    name: labelText(label),
+    parent: current,
+    mark: effectiveMark,
+    body,
+    args,
+    timeoutMs: timeoutOf(options),
+    retry: counted(settings.retry),
+    repeats: counted(settings.repeats),
+    expecting,
+  });
+}
+
+/** bun takes `(label, body, options)` and `(label, options, body)`; options may be a time limit. */
+function testArguments(second: unknown, third: unknown): { body: TestBody | undefined; options: number | TestOptions | undefined } {
+  if (typeof second === "function" || second === undefined) return { body: second as TestBody | undefined, options: third as number | TestOptions | undefined };
+  if (typeof third === "function") return { body: third as TestBody, options: second as number | TestOptions };
+  throw new TypeError(`test() expects a function as its body, got ${format(second)}`);
 }
 
 /** The body runs later, in `collect`: bun runs every describe body after the file's top-level code. */
-function addSuite(mark: Mark, label: Label, body: TestBody, args: readonly unknown[]): void {
+function addSuite(mark: Mark, label: Label | TestBody, maybeBody: TestBody | undefined, args: readonly unknown[]): void {
   refuseWhileRunning("describe");
+  // `describe(fn)` without a label is named after the function, as in bun.
+  const body = typeof label === "function" && maybeBody === undefined ? (label as TestBody) : maybeBody;
   if (typeof body !== "function") throw new TypeError(`describe() expects a function, got ${format(body)}`);
-  current.children.push(newSuite(labelText(label), current, mark, body, args));
+  current.children.push(newSuite(labelText(label as Label), current, mark, body, args));
 }
 
 function addHook(kind: keyof Hooks, body: TestBody, timeoutMs: number | undefined): void {
@@ -189,6 +229,7 @@ export type EachRegister = (label: Label, body: TestBody, options?: number | Tes
 
 export interface TestFunction {
   (label: Label, body?: TestBody, options?: number | TestOptions): void;
+  (label: Label, options: number | TestOptions, body: TestBody): void;
   each(table: readonly unknown[]): EachRegister;
 }
 
@@ -196,6 +237,11 @@ export interface Test extends TestFunction {
   readonly only: TestFunction;
   readonly skip: TestFunction;
   readonly todo: TestFunction;
+  /** Passes when the body fails (bun's `test.failing`). */
+  readonly failing: TestFunction;
+  /** Registered and reported; awf runs them one after another. */
+  readonly concurrent: Test;
+  readonly serial: Test;
   /** Runs the test when `condition` is truthy, else skips it. */
   if(condition: unknown): TestFunction;
   skipIf(condition: unknown): TestFunction;
@@ -204,6 +250,7 @@ export interface Test extends TestFunction {
 
 export interface DescribeFunction {
   (label: Label, body: () => unknown): void;
+  (body: () => unknown): void;
   each(table: readonly unknown[]): (label: Label, body: TestBody) => void;
 }
 
@@ -211,22 +258,30 @@ export interface Describe extends DescribeFunction {
   readonly only: DescribeFunction;
   readonly skip: DescribeFunction;
   readonly todo: DescribeFunction;
+  /** Registered and reported; awf runs the tests one after another. */
+  readonly concurrent: Describe;
+  readonly serial: Describe;
   if(condition: unknown): DescribeFunction;
   skipIf(condition: unknown): DescribeFunction;
   todoIf(condition: unknown): DescribeFunction;
 }
 
-function testFunction(mark: Mark): TestFunction {
-  const register = (label: Label, body?: TestBody, options?: number | TestOptions): void => addTest(mark, label, body, options, []);
+function testFunction(mark: Mark, expecting: Expecting = "pass"): TestFunction {
+  const register = (label: Label, second?: unknown, third?: unknown): void => {
+    const { body, options } = testArguments(second, third);
+    addTest(mark, expecting, label, body, options, []);
+  };
   const each =
     (table: readonly unknown[]): EachRegister =>
-    (label, body, options) =>
-      eachRow(table, label, (name, args) => addTest(mark, name, body, options, args));
-  return Object.assign(register, { each });
+    (label: Label, second?: unknown, third?: unknown) => {
+      const { body, options } = testArguments(second, third);
+      eachRow(table, label, (name, args) => addTest(mark, expecting, name, body, options, args));
+    };
+  return Object.assign(register, { each }) as TestFunction;
 }
 
 function describeFunction(mark: Mark): DescribeFunction {
-  const register = (label: Label, body: () => unknown): void => addSuite(mark, label, body, []);
+  const register = (label: Label | (() => unknown), body?: () => unknown): void => addSuite(mark, label, body, []);
   const each =
     (table: readonly unknown[]) =>
     (label: Label, body: TestBody): void =>
@@ -243,26 +298,35 @@ function eachRow(table: readonly unknown[], label: Label, register: (name: strin
 }
 
 /** `test`, `test.only`, `test.skip`, `test.todo`, `test.each`, `test.if`, `test.skipIf`, `test.todoIf`. */
-export const test: Test = Object.assign(testFunction("run"), {
-  only: testFunction("only"),
-  skip: testFunction("skip"),
-  todo: testFunction("todo"),
-  if: (condition: unknown) => testFunction(condition ? "run" : "skip"),
-  skipIf: (condition: unknown) => testFunction(condition ? "skip" : "run"),
-  todoIf: (condition: unknown) => testFunction(condition ? "todo" : "run"),
-});
+function makeTest(): Test {
+  const made = Object.assign(testFunction("run"), {
+    only: testFunction("only"),
+    skip: testFunction("skip"),
+    todo: testFunction("todo"),
+    failing: testFunction("run", "failing"),
+    if: (condition: unknown) => testFunction(condition ? "run" : "skip"),
+    skipIf: (condition: unknown) => testFunction(condition ? "skip" : "run"),
+    todoIf: (condition: unknown) => testFunction(condition ? "todo" : "run"),
+  });
+  return Object.assign(made, { concurrent: made, serial: made }) as unknown as Test;
+}
+export const test: Test = makeTest();
 
 export const it: Test = test;
 
 /** `describe`, nested freely, with the same modifiers as `test`. */
-export const describe: Describe = Object.assign(describeFunction("run"), {
-  only: describeFunction("only"),
-  skip: describeFunction("skip"),
-  todo: describeFunction("todo"),
-  if: (condition: unknown) => describeFunction(condition ? "run" : "skip"),
-  skipIf: (condition: unknown) => describeFunction(condition ? "skip" : "run"),
-  todoIf: (condition: unknown) => describeFunction(condition ? "todo" : "run"),
-});
+function makeDescribe(): Describe {
+  const made = Object.assign(describeFunction("run"), {
+    only: describeFunction("only"),
+    skip: describeFunction("skip"),
+    todo: describeFunction("todo"),
+    if: (condition: unknown) => describeFunction(condition ? "run" : "skip"),
+    skipIf: (condition: unknown) => describeFunction(condition ? "skip" : "run"),
+    todoIf: (condition: unknown) => describeFunction(condition ? "todo" : "run"),
+  });
+  return Object.assign(made, { concurrent: made, serial: made }) as unknown as Describe;
+}
+export const describe: Describe = makeDescribe();
 
 /** Runs once, before the first test of the describe it sits in (or of the file, at the top level). */
 export function beforeAll(body: TestBody, timeoutMs?: number): void {
@@ -279,59 +343,6 @@ export function beforeEach(body: TestBody, timeoutMs?: number): void {
 /** Runs after every test in its describe, inner describes' hooks first; a throw fails the test. */
 export function afterEach(body: TestBody, timeoutMs?: number): void {
   addHook("afterEach", body, timeoutMs);
-}
-
-// ---------------------------------------------------------------------------------------------
-// `.each` names: printf-style `%s %d %i %f %j %o %p %# %%` and `$name` / `$a.b` for object rows.
-
-const EACH_PLACEHOLDER = /\$([A-Za-z_][\w$]*(?:\.[\w$]+)*)|%[sdifjoOp#%]/g;
-
-function eachName(template: string, args: readonly unknown[], index: number): string {
-  const row = args.length === 1 && isRecord(args[0]) ? args[0] : undefined;
-  let next = 0;
-  return template.replace(EACH_PLACEHOLDER, (placeholder: string, path: string | undefined) => {
-    if (path !== undefined) return row === undefined ? placeholder : (namedValue(row, path) ?? placeholder);
-    // As in bun, once the row's values are used up no `%` placeholder is replaced, `%#` and `%%` included.
-    if (next >= args.length) return placeholder;
-    if (placeholder === "%%") return "%";
-    if (placeholder === "%#") return String(index);
-    return printfValue(placeholder, args[next++]);
-  });
-}
-
-function namedValue(row: object, path: string): string | undefined {
-  let value: unknown = row;
-  for (const key of path.split(".")) {
-    if (value === null || value === undefined || !(key in (Object(value) as object))) return undefined;
-    value = Reflect.get(Object(value) as object, key);
-  }
-  return typeof value === "string" ? value : format(value);
-}
-
-function printfValue(placeholder: string, value: unknown): string {
-  switch (placeholder) {
-    case "%s":
-      return typeof value === "string" ? value : format(value);
-    case "%d":
-    case "%f":
-      return typeof value === "bigint" ? String(value) : String(Number(value));
-    case "%i":
-      return typeof value === "bigint" ? String(value) : String(Math.trunc(Number(value)));
-    case "%j":
-    case "%o":
-    case "%O":
-      return jsonOrFormat(value);
-    default:
-      return format(value);
-  }
-}
-
-function jsonOrFormat(value: unknown): string {
-  try {
-    return JSON.stringify(value) ?? "";
-  } catch {
-    return format(value); // BigInt or a cycle
-  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -400,7 +411,8 @@ function marksOutward(test: TestCase): Mark[] {
 
 function pathOf(test: TestCase): string[] {
   const names: string[] = [];
-  for (let suite: Suite | undefined = test.parent; suite && suite !== root; suite = suite.parent) names.unshift(suite.name);
+  // A describe without a label (`describe(() => {...})`) adds nothing to the path, as in bun.
+  for (let suite: Suite | undefined = test.parent; suite && suite !== root; suite = suite.parent) if (suite.name !== "") names.unshift(suite.name);
   return names;
 }
 
@@ -543,21 +555,40 @@ class Run {
     }
   }
 
+  /** The body, run again after a failure while `retry` allows, and again after a pass `repeats` times. */
   private async body(test: TestCase): Promise<Caught | undefined> {
+    let failure: Caught | undefined;
+    for (let attempt = 0; attempt <= test.retry; attempt++) {
+      if (attempt > 0) beginTestAssertions();
+      failure = await this.bodyOnce(test);
+      if (!failure) break;
+    }
+    for (let repeat = 0; !failure && repeat < test.repeats; repeat++) {
+      beginTestAssertions();
+      failure = await this.bodyOnce(test);
+    }
+    return failure;
+  }
+
+  private async bodyOnce(test: TestCase): Promise<Caught | undefined> {
     const body = test.body;
     if (body === undefined) return undefined;
-    const limit = test.timeoutMs ?? this.timeoutMs;
-    const failure = await attempt(() => invoke(body, test.args), limit, () => new TimeoutError(`this test timed out after ${limit}ms.`));
-    if (failure) return failure;
-    const counted = checkTestAssertions();
-    return counted ? { thrown: counted } : undefined;
+    const limit = test.timeoutMs ?? defaults.timeoutMs ?? this.timeoutMs;
+    let failure = await attempt(() => invoke(body, test.args), limit, () => new TimeoutError(`this test timed out after ${limit}ms.`));
+    if (!failure) {
+      const counted = checkTestAssertions();
+      failure = counted ? { thrown: counted } : undefined;
+    }
+    if (test.expecting === "pass") return failure;
+    if (failure) return undefined;
+    return { thrown: new Error("this test is marked as failing but it passed. Remove `.failing` if tested behavior now works") };
   }
 
   /** Runs hooks in order; `stopAtFirst` for before-hooks, while after-hooks all run. Returns the first failure. */
   private async hooks(hooks: readonly Hook[], kind: string, stopAtFirst: boolean): Promise<Caught | undefined> {
     let first: Caught | undefined;
     for (const hook of hooks) {
-      const limit = hook.timeoutMs ?? this.timeoutMs;
+      const limit = hook.timeoutMs ?? defaults.timeoutMs ?? this.timeoutMs;
       const failure = await attempt(() => invoke(hook.body, []), limit, () => new TimeoutError(`${kind} hook timed out after ${limit}ms.`));
       first = first ?? failure;
       if (first && stopAtFirst) break;
@@ -659,8 +690,4 @@ function cleanStack(stack: unknown): string | undefined {
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return (typeof value === "object" || typeof value === "function") && value !== null && typeof Reflect.get(value, "then") === "function";
-}
-
-function isRecord(value: unknown): value is object {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

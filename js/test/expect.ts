@@ -14,10 +14,12 @@
 // assertion counts.
 
 import { AsymmetricMatcher } from "./expect/asymmetric_matcher.ts";
-import { AnyOf, Anything, ArrayContaining, ObjectContaining, StringContaining, StringMatching } from "./expect/asymmetric.ts";
+import { AnyOf, Anything, CloseTo, ArrayContaining, ObjectContaining, StringContaining, StringMatching } from "./expect/asymmetric.ts";
 import { isObject } from "./expect/equality.ts";
 import { format } from "./expect/format.ts";
-import { AssertionError, type Flags, type Judge, judgeCloseTo, judgeContain, judgeEquality, judgeIdentity, judgeInstance, judgeLength, judgeMatch, judgeMatchObject, judgeOrder, judgeProperty, judgeState, judgeThrow, settleLater, settleNow } from "./expect/matchers.ts";
+import { CustomAsymmetric, type CustomMatcher, matcherContext, requireMatchers, settledVerdict, verdictOf } from "./expect/extend.ts";
+import { MATCHER_TABLE, type TableMatchers } from "./expect/matcher_table.ts";
+import { AssertionError, type Flags, type Judge, judgeCloseTo, judgeContain, judgeEquality, judgeIdentity, judgeInstance, judgeLength, judgeMatch, judgeMatchObject, judgeOrder, judgeProperty, judgeState, judgeThrow, judgeThrown, settleLater, settleNow } from "./expect/matchers.ts";
 
 export { AsymmetricMatcher } from "./expect/asymmetric_matcher.ts";
 export { AssertionError } from "./expect/matchers.ts";
@@ -26,6 +28,9 @@ export { callerSourceFile, frameFile, isExpectFile, stackFrames } from "./expect
 
 /** Runs a judge now (plain `expect`) or once the promise settles (`.resolves` / `.rejects`). */
 type Settle<R> = (flags: Flags, received: unknown, matcher: string, signature: string, judge: Judge) => R;
+
+/** The matchers of expect/matcher_table.ts, installed on the class below. */
+export interface Expectation<R extends void | Promise<void>> extends TableMatchers<R> {}
 
 /** What `expect(value)` returns: `void` matchers, or `Promise<void>` ones after `.resolves` / `.rejects`. */
 export class Expectation<R extends void | Promise<void>> {
@@ -114,18 +119,46 @@ export class Expectation<R extends void | Promise<void>> {
   toMatch(pattern: string | RegExp): R {
     return this.check("toMatch", "expected", (received) => judgeMatch(received, pattern));
   }
+  /** A function that returns a promise (an async function) is judged once it settles, as in bun: await the matcher. */
   toThrow(...expected: [] | [unknown]): R {
-    const wanted = expected.length > 0 && expected[0] !== undefined ? { value: expected[0] } : undefined;
-    return this.check("toThrow", wanted ? "expected" : "", (received, flags) => judgeThrow(received, flags, wanted));
+    return this.throwing("toThrow", expected);
   }
   /** bun's alias of toThrow. */
   toThrowError(...expected: [] | [unknown]): R {
-    const wanted = expected.length > 0 && expected[0] !== undefined ? { value: expected[0] } : undefined;
-    return this.check("toThrowError", wanted ? "expected" : "", (received, flags) => judgeThrow(received, flags, wanted));
+    return this.throwing("toThrowError", expected);
   }
 
-  private check(matcher: string, signature: string, judge: Judge): R {
+  private throwing(matcher: string, expected: [] | [unknown]): R {
+    const wanted = expected.length > 0 && expected[0] !== undefined ? { value: expected[0] } : undefined;
+    const signature = wanted ? "expected" : "";
+    const fn = this.received;
+    if (this.flags.promise || typeof fn !== "function") return this.check(matcher, signature, (received, flags) => judgeThrow(received, flags, wanted));
+    let returned: unknown;
+    try {
+      returned = fn();
+    } catch (error) {
+      return this.check(matcher, signature, () => judgeThrown({ value: error }, wanted));
+    }
+    if (!(returned instanceof Promise)) return this.check(matcher, signature, () => judgeThrown(undefined, wanted));
+    return returned.then(
+      () => this.check(matcher, signature, () => judgeThrown(undefined, wanted)),
+      (error: unknown) => this.check(matcher, signature, () => judgeThrown({ value: error }, wanted)),
+    ) as unknown as R;
+  }
+
+  /** Decides `judge` now, or once the promise settles; the table's and authors' matchers come through here too. */
+  check(matcher: string, signature: string, judge: Judge): R {
     return this.settle(this.flags, this.received, matcher, signature, judge);
+  }
+
+  /** An `expect.extend` matcher: its verdict decides at once, or once its own promise settles. */
+  custom(name: string, fn: CustomMatcher, args: readonly unknown[]): R {
+    if (this.flags.promise) return this.check(name, "expected", (received, flags) => verdictOf(name, fn.call(matcherContext(flags), received, ...args)));
+    const result = fn.call(matcherContext(this.flags), this.received, ...args);
+    if (result instanceof Promise) {
+      return settledVerdict(name, result).then((verdict) => this.check(name, "expected", () => verdict)) as unknown as R;
+    }
+    return this.check(name, "expected", () => verdictOf(name, result));
   }
 
   private awaiting(mode: "resolves" | "rejects"): Expectation<Promise<void>> {
@@ -143,7 +176,12 @@ export interface InverseAsymmetricMatchers {
 }
 
 export interface Expect extends InverseAsymmetricMatchers {
-  (received: unknown): Expectation<void>;
+  /** `label`, when given, heads the failure instead of `expect(received)...`. */
+  (received: unknown, label?: string): Expectation<void>;
+  /** Adds matchers: `expect(x).name(...)` and the asymmetric `expect.name(...)` / `expect.not.name(...)`. */
+  extend(matchers: Record<string, CustomMatcher>): void;
+  /** A number within `10 ** -precision / 2` of `expected` (as toBeCloseTo). */
+  closeTo(expected: number, precision?: number): AsymmetricMatcher;
   any(type: Function): AsymmetricMatcher;
   anything(): AsymmetricMatcher;
   readonly not: InverseAsymmetricMatchers;
@@ -189,10 +227,38 @@ function requireArray(value: unknown): readonly unknown[] {
   return value;
 }
 
-function expectValue(received: unknown): Expectation<void> {
+function expectValue(received: unknown, label?: string): Expectation<void> {
   counts.inTest++;
   counts.total++;
-  return new Expectation<void>(received, { negated: false, promise: "" }, settleNow);
+  // A label that is not a string is ignored, as bun does.
+  const flags: Flags = typeof label === "string" ? { negated: false, promise: "", label } : { negated: false, promise: "" };
+  return new Expectation<void>(received, flags, settleNow);
+}
+
+for (const [name, entry] of Object.entries(MATCHER_TABLE)) {
+  Object.defineProperty(Expectation.prototype, name, {
+    value: function (this: Expectation<void>, ...args: unknown[]) {
+      const [signature, judge] = (entry as (...values: unknown[]) => readonly [string, Judge])(...args);
+      return this.check(name, signature, judge);
+    },
+    writable: true,
+    configurable: true,
+  });
+}
+
+function extend(matchers: Record<string, CustomMatcher>): void {
+  for (const [name, fn] of requireMatchers(matchers)) {
+    Object.defineProperty(Expectation.prototype, name, {
+      value: function (this: Expectation<void>, ...args: unknown[]) {
+        return this.custom(name, fn, args);
+      },
+      writable: true,
+      configurable: true,
+    });
+    const asymmetric = (inverse: boolean) => (...args: unknown[]) => new CustomAsymmetric(name, fn, args, inverse);
+    Object.defineProperty(expect, name, { value: asymmetric(false), writable: true, configurable: true });
+    Object.defineProperty(expect.not, name, { value: asymmetric(true), writable: true, configurable: true });
+  }
 }
 
 export const expect: Expect = Object.assign(expectValue, {
@@ -203,6 +269,11 @@ export const expect: Expect = Object.assign(expectValue, {
     return new AnyOf(type);
   },
   anything: (): AsymmetricMatcher => new Anything(),
+  extend,
+  closeTo(expected: number, precision = 2): AsymmetricMatcher {
+    if (typeof expected !== "number") throw new TypeError(`expect.closeTo() expects a number, got ${format(expected)}`);
+    return new CloseTo(expected, precision, false);
+  },
   assertions(count: number): void {
     counts.wanted = count;
   },

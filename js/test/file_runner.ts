@@ -5,6 +5,7 @@
 
 import * as ops from "awf:ops";
 import { errorInfo } from "../core.ts";
+import * as bunTest from "./bun_test.ts";
 import { runRegisteredTests, type TestEvents } from "./bun_test.ts";
 
 export interface FileOptions {
@@ -30,7 +31,11 @@ const events: TestEvents = {
   error: (where, failure) => report({ kind: "error", where, failure }),
 };
 
+/** What bun puts in a test file's global scope (not `mock` or `spyOn`), so files that import nothing run too. */
+const IMPLICIT_GLOBALS = ["test", "it", "describe", "expect", "beforeAll", "afterAll", "beforeEach", "afterEach", "jest"] as const;
+
 export async function runTestFile({ file, namePattern, timeoutMs }: FileOptions): Promise<void> {
+  for (const name of IMPLICIT_GLOBALS) Object.defineProperty(globalThis, name, { value: bunTest[name], writable: true, configurable: true });
   try {
     await import(file);
   } catch (error) {

@@ -332,6 +332,92 @@ test("fine", () => {});
     assert_eq!(last_line(&ran.stdout), "1 passed, 2 failed");
 }
 
+/// A throw in a microtask or nextTick callback once ended the file: the tests after it were
+/// neither run nor counted ("Ran 1 test"). Each now fails the test that was running and every
+/// later test runs, as in bun.
+#[test]
+fn a_throw_in_a_microtask_or_next_tick_fails_its_test_and_no_later_test_is_lost() {
+    let project = project(&[(
+        "microtask.test.ts",
+        r#"import { test } from "bun:test";
+test("a", () => { queueMicrotask(() => { throw new Error("from a microtask"); }); });
+test("b", () => {});
+test("c", async () => {
+  process.nextTick(() => { throw new Error("from nextTick"); });
+  await new Promise((resolve) => setTimeout(resolve, 5));
+});
+test("d", () => { queueMicrotask(() => { throw new Error("one"); }); });
+test("e", () => {});
+"#,
+    )]);
+    let ran = awf_test_exits(&project, &[], 1);
+    assert_has(
+        &ran.stdout,
+        "error: from a microtask
+",
+    );
+    assert_has(
+        &ran.stdout,
+        "✗ a [TIME]
+✓ b [TIME]
+",
+    );
+    assert_has(
+        &ran.stdout,
+        "error: from nextTick
+",
+    );
+    assert_has(
+        &ran.stdout,
+        "✗ c [TIME]
+",
+    );
+    assert_has(
+        &ran.stdout,
+        "✗ d [TIME]
+",
+    );
+    assert_has(
+        &ran.stdout,
+        "✓ e [TIME]
+",
+    );
+    assert_has(&ran.stdout, "Ran 5 tests across 1 file.");
+    assert_eq!(last_line(&ran.stdout), "2 passed, 3 failed");
+}
+
+/// A test that fakes timers still has its time limit (the runner keeps real timers), and
+/// `mock.module`, which awf cannot do, fails saying so and what to do instead.
+#[test]
+fn fake_timers_keep_time_limits_and_mock_module_says_it_is_unsupported() {
+    let project = project(&[(
+        "fakes.test.ts",
+        r#"import { jest, mock, test } from "bun:test";
+test("hangs under fake timers", async () => {
+  jest.useFakeTimers();
+  await new Promise((resolve) => setTimeout(resolve, 10));
+}, 50);
+test("mocks a module", () => {
+  mock.module("./dep.ts", () => ({}));
+});
+test("still runs", () => {});
+"#,
+    )]);
+    let ran = awf_test_exits(&project, &[], 1);
+    assert_has(
+        &ran.stdout,
+        "✗ hangs under fake timers [TIME]\n  ^ this test timed out after 50ms.\n",
+    );
+    assert_has(
+        &ran.stdout,
+        "error: mock.module(\"./dep.ts\") is not supported by awf test",
+    );
+    assert_has(
+        &ran.stdout,
+        "✗ mocks a module [TIME]\n✓ still runs [TIME]\n",
+    );
+}
+
 #[test]
 fn parallel_files_print_whole_blocks_in_path_order() {
     let file = |name: &str| {

@@ -113,3 +113,47 @@ test("unscripted", async () => {
         ran.stdout
     );
 }
+
+/// Fake timers reach the workflow under test: a run that waits 20 minutes with `setTimeout`
+/// finishes as soon as the test advances the clock, and its `Date` moved by as much.
+#[test]
+fn fake_timers_let_a_twenty_minute_wait_in_a_workflow_pass_at_once() {
+    let project = TempProject::new();
+    project
+        .file(
+            "slow.ts",
+            r#"export default defineWorkflow({
+  meta: { name: "slow", description: "Waits 20 minutes, then says how long it waited." },
+  async run() {
+    const started = Date.now();
+    await new Promise<void>((resolve) => setTimeout(resolve, 20 * 60_000));
+    return { waitedMs: Date.now() - started };
+  },
+});
+"#,
+        )
+        .file(
+            "slow.test.ts",
+            r#"import { expect, jest, test } from "bun:test";
+import { testWorkflow } from "agentswf/testing";
+import slow from "./slow.ts";
+
+test("twenty minutes pass at once", async () => {
+  jest.useFakeTimers();
+  const pending = testWorkflow(slow, {}, {});
+  for (let step = 0; step < 1000 && jest.getTimerCount() === 0; step++) await null;
+  expect(jest.getTimerCount()).toBe(1);
+  jest.advanceTimersByTime(20 * 60_000);
+  expect((await pending).value).toEqual({ waitedMs: 20 * 60_000 });
+  jest.useRealTimers();
+}, 2000);
+"#,
+        );
+    let ran = project.awf(&["test"]).run();
+    ran.assert_success();
+    assert!(
+        ran.stdout.ends_with("1 passed, 0 failed\n"),
+        "{}",
+        ran.stdout
+    );
+}

@@ -40,6 +40,28 @@ function matchesType(value: unknown, type: Function): boolean {
   }
 }
 
+/** `expect.closeTo(n, precision)`: a number within `10 ** -precision / 2` of n. */
+export class CloseTo extends AsymmetricMatcher {
+  private readonly expected: number;
+  private readonly precision: number;
+  constructor(expected: number, precision: number, inverse: boolean) {
+    super(inverse);
+    this.expected = expected;
+    this.precision = precision;
+  }
+  asymmetricMatch(other: unknown): boolean {
+    if (typeof other !== "number") return this.decide(false);
+    const close = (other === Infinity && this.expected === Infinity) || (other === -Infinity && this.expected === -Infinity) || Math.abs(this.expected - other) < 10 ** -this.precision / 2;
+    return this.decide(close);
+  }
+  label(): string {
+    return this.inverse ? "NumberNotCloseTo" : "NumberCloseTo";
+  }
+  override sample(): { value: unknown } {
+    return { value: this.expected };
+  }
+}
+
 export class Anything extends AsymmetricMatcher {
   asymmetricMatch(other: unknown): boolean {
     return other !== null && other !== undefined;

@@ -32,9 +32,9 @@ export class AssertionError extends Error {
 }
 
 /** Thrown by a judge when the matcher cannot apply (e.g. toHaveLength on a number); fails even under `.not`. */
-class MatcherUsageError extends Error {}
+export class MatcherUsageError extends Error {}
 
-interface Verdict {
+export interface Verdict {
   readonly pass: boolean;
   /** The failure's body, built only when the expectation fails. */
   details(negated: boolean): string;
@@ -43,12 +43,15 @@ interface Verdict {
 export interface Flags {
   readonly negated: boolean;
   readonly promise: "" | "resolves" | "rejects";
+  /** `expect(value, label)`: heads the failure instead of the matcher's signature. */
+  readonly label?: string;
 }
 
 /** Decides one matcher for a received value (already settled, for `.resolves` / `.rejects`). */
 export type Judge = (received: unknown, flags: Flags) => Verdict;
 
 function headlineOf(flags: Flags, matcher: string, signature: string): string {
+  if (flags.label !== undefined) return flags.label;
   const promise = flags.promise ? `.${flags.promise}` : "";
   return `expect(received)${promise}${flags.negated ? ".not" : ""}.${matcher}(${signature})`;
 }
@@ -154,7 +157,7 @@ export function judgeMatchObject(received: unknown, expected: unknown): Verdict 
 
 export function judgeContain(received: unknown, item: unknown, byEquality: boolean): Verdict {
   let pass: boolean;
-  if (typeof received === "string" && !byEquality) {
+  if (typeof received === "string" && (!byEquality || typeof item === "string")) {
     if (typeof item !== "string") {
       throw new MatcherUsageError(
         `Received value must be an array type, or both received and expected values must be strings.\n\nReceived: ${format(received)}\nExpected: ${format(item)}`,
@@ -304,6 +307,11 @@ export function judgeThrow(received: unknown, flags: Flags, expected: { value: u
       thrown = { value: error };
     }
   }
+  return judgeThrown(thrown, expected);
+}
+
+/** toThrow once it is known what was thrown (`undefined`: nothing); an async function's rejection counts, as in bun. */
+export function judgeThrown(thrown: { value: unknown } | undefined, expected: { value: unknown } | undefined): Verdict {
   const pass = thrown !== undefined && (expected === undefined || thrownMatches(thrown.value, expected.value));
   return {
     pass,

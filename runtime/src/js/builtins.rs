@@ -64,15 +64,23 @@ const SOURCES: &[(&str, &str)] = builtins![
     "workflow/tools",
     "typebox",
     "test/bun_test",
+    "test/each_name",
     "test/expect",
     "test/expect/asymmetric",
     "test/expect/asymmetric_matcher",
     "test/expect/diff",
     "test/expect/equality",
+    "test/expect/extend",
+    "test/expect/extended",
     "test/expect/format",
+    "test/expect/matcher_table",
     "test/expect/matchers",
+    "test/expect/mock_matchers",
     "test/expect/stack",
+    "test/fake_timers",
     "test/file_runner",
+    "test/jest",
+    "test/mock",
 ];
 
 /// Names authors import, and the built-in each one is.
@@ -104,6 +112,7 @@ pub const PUBLIC_NAMES: &[(&str, &str)] = &[
     ("util", "awf:node/util"),
     ("bun:test", "awf:test/bun_test"),
     ("awf:test", "awf:test/bun_test"),
+    ("@jest/globals", "awf:test/bun_test"),
 ];
 
 /// The public name for `specifier`, if awf serves it.

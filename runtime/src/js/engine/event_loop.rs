@@ -85,7 +85,9 @@ impl JsHost {
             && !self.runtime.runtime.is_job_pending()
     }
 
-    /// Runs queued promise jobs; a job that throws is an unhandled error of the call.
+    /// Runs queued promise jobs. A job that throws (a `queueMicrotask` or `nextTick` callback)
+    /// goes to `report_uncaught`'s handler and the jobs after it still run; without a handler
+    /// it is an unhandled error of the call.
     fn drain_jobs(&self) -> Option<CallEnd> {
         loop {
             match self.runtime.runtime.execute_pending_job() {
@@ -96,7 +98,11 @@ impl JsHost {
                         return Some(self.interrupted());
                     }
                     let error = job.0.with(|ctx| JsError::from_value(&ctx, &ctx.catch()));
-                    return Some(CallEnd::Threw(error));
+                    let handler = self.state.uncaught.borrow().clone();
+                    match handler {
+                        Some(handler) => handler(error),
+                        None => return Some(CallEnd::Threw(error)),
+                    }
                 }
             }
         }
@@ -269,6 +275,39 @@ mod tests {
                 assert_eq!(error.message, "lost");
                 assert!(error.unhandled);
             }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_throwing_microtask_goes_to_the_uncaught_handler_and_later_jobs_still_run() {
+        let mut host = host();
+        let seen = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let record = seen.clone();
+        host.report_uncaught(move |error| record.borrow_mut().push(error.message));
+        let end = call_js(
+            &mut host,
+            "export const main = async () => {
+               queueMicrotask(() => { throw new Error('first'); });
+               queueMicrotask(() => { throw new Error('second'); });
+               await null;
+               await new Promise((resolve) => setTimeout(resolve, 1));
+               return 'still running';
+             };",
+        );
+        assert!(matches!(end, CallEnd::Returned(_)), "{end:?}");
+        assert_eq!(*seen.borrow(), ["first", "second"]);
+    }
+
+    #[test]
+    fn a_throwing_microtask_without_a_handler_ends_the_call() {
+        let mut host = host();
+        let end = call_js(
+            &mut host,
+            "export const main = () => { queueMicrotask(() => { throw new Error('lost'); }); return new Promise((r) => setTimeout(r, 50)); };",
+        );
+        match end {
+            CallEnd::Threw(error) => assert_eq!(error.message, "lost"),
             other => panic!("{other:?}"),
         }
     }

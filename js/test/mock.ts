@@ -1,0 +1,232 @@
+// js/test/mock.ts — mock functions for the `bun:test` module: `mock(fn?)` (also `jest.fn`,
+// `vi.fn`), `spyOn(object, key)`, and the registry behind `mock.restore()`,
+// `jest.clearAllMocks()`, `jest.resetAllMocks()` and `jest.restoreAllMocks()`.
+//
+// A mock is a plain function (so `new` works on it) that records each call in `.mock`
+// (`calls`, `results`, `instances`, `contexts`, `lastCall`, `invocationCallOrder`) and answers
+// with, in order: a queued `...Once` implementation, the lasting implementation, or undefined.
+// The mock matchers (expect/mock_matchers.ts) read `.mock`. `mock.module()` is not provided:
+// awf's module loader cannot swap a module for a factory's (docs/testing.md says so).
+
+export type MockResult = { type: "return"; value: unknown } | { type: "throw"; value: unknown } | { type: "incomplete"; value: undefined };
+
+export interface MockState {
+  calls: unknown[][];
+  results: MockResult[];
+  instances: unknown[];
+  contexts: unknown[];
+  invocationCallOrder: number[];
+  readonly lastCall: unknown[] | undefined;
+}
+
+type Implementation = (this: unknown, ...args: any[]) => any;
+
+export interface Mock extends Implementation {
+  readonly mock: MockState;
+  readonly _isMockFunction: true;
+  mockImplementation(implementation: Implementation | undefined): Mock;
+  mockImplementationOnce(implementation: Implementation): Mock;
+  mockReturnValue(value: unknown): Mock;
+  mockReturnValueOnce(value: unknown): Mock;
+  mockResolvedValue(value: unknown): Mock;
+  mockResolvedValueOnce(value: unknown): Mock;
+  mockRejectedValue(value: unknown): Mock;
+  mockRejectedValueOnce(value: unknown): Mock;
+  mockReturnThis(): Mock;
+  mockName(name: string): Mock;
+  getMockName(): string;
+  getMockImplementation(): Implementation | undefined;
+  withImplementation(implementation: Implementation, callback: () => unknown): unknown;
+  mockClear(): Mock;
+  mockReset(): Mock;
+  mockRestore(): Mock;
+}
+
+/** Every mock made in this file, for the `*AllMocks` calls; spies also undo themselves. */
+const registry: { mocks: Mock[]; restorers: (() => void)[] } = { mocks: [], restorers: [] };
+/** Call order across all mocks, from 1 as in jest. */
+let callOrder = 0;
+
+export function isMock(value: unknown): value is Mock {
+  return typeof value === "function" && Reflect.get(value, "_isMockFunction") === true;
+}
+
+function freshState(): MockState {
+  return {
+    calls: [],
+    results: [],
+    instances: [],
+    contexts: [],
+    invocationCallOrder: [],
+    get lastCall(): unknown[] | undefined {
+      return this.calls.at(-1);
+    },
+  };
+}
+
+/** `mock(fn?)`: a mock function that calls `fn` (if any) and records every call. */
+export function createMock(implementation?: Implementation, restore?: () => void): Mock {
+  if (implementation !== undefined && typeof implementation !== "function") {
+    throw new TypeError(`mock() expects a function or nothing, got ${typeof implementation}`);
+  }
+  let lasting: Implementation | undefined = implementation;
+  let once: Implementation[] = [];
+  let name = nameOf(implementation);
+  let state = freshState();
+
+  const mockFunction = function (this: unknown, ...args: unknown[]): unknown {
+    const constructing = new.target !== undefined;
+    state.calls.push(args);
+    state.contexts.push(this);
+    state.instances.push(constructing ? this : undefined);
+    state.invocationCallOrder.push(++callOrder);
+    const result: MockResult = { type: "incomplete", value: undefined };
+    state.results.push(result);
+    const chosen = once.shift() ?? lasting;
+    try {
+      const value = chosen === undefined ? undefined : constructing && isConstructor(chosen) ? Reflect.construct(chosen, args, new.target) : chosen.apply(this, args);
+      Object.assign(result, { type: "return", value });
+      if (constructing && (typeof value !== "object" || value === null) && typeof value !== "function") return this;
+      return value;
+    } catch (error) {
+      Object.assign(result, { type: "throw", value: error });
+      throw error;
+    }
+  } as Mock;
+
+  const self = (change: () => void): Mock => {
+    change();
+    return mockFunction;
+  };
+  const methods = {
+    _isMockFunction: true,
+    mockImplementation: (fn: Implementation | undefined) => self(() => (lasting = fn)),
+    mockImplementationOnce: (fn: Implementation) => self(() => once.push(fn)),
+    mockReturnValue: (value: unknown) => self(() => (lasting = () => value)),
+    mockReturnValueOnce: (value: unknown) => self(() => once.push(() => value)),
+    mockResolvedValue: (value: unknown) => self(() => (lasting = () => Promise.resolve(value))),
+    mockResolvedValueOnce: (value: unknown) => self(() => once.push(() => Promise.resolve(value))),
+    mockRejectedValue: (value: unknown) => self(() => (lasting = () => Promise.reject(value))),
+    mockRejectedValueOnce: (value: unknown) => self(() => once.push(() => Promise.reject(value))),
+    mockReturnThis: () =>
+      self(
+        () =>
+          (lasting = function (this: unknown) {
+            return this;
+          }),
+      ),
+    mockName: (value: string) => self(() => (name = value ? String(value) : name)),
+    getMockName: () => name,
+    getMockImplementation: () => lasting,
+    withImplementation(fn: Implementation, callback: () => unknown): unknown {
+      const previous = lasting;
+      lasting = fn;
+      const result = callback();
+      if (result instanceof Promise) return result.finally(() => (lasting = previous));
+      lasting = previous;
+      return result;
+    },
+    mockClear: () => self(() => (state = freshState())),
+    mockReset: () =>
+      self(() => {
+        state = freshState();
+        lasting = undefined;
+        once = [];
+      }),
+    mockRestore: () =>
+      self(() => {
+        state = freshState();
+        lasting = implementation;
+        once = [];
+        restore?.();
+      }),
+  };
+  Object.assign(mockFunction, methods);
+  Object.defineProperty(mockFunction, "mock", { get: () => state, enumerable: false, configurable: true });
+  // The mock's name is its mock name, as in bun: `mockName()` renames it.
+  Object.defineProperty(mockFunction, "name", { get: () => name, configurable: true });
+  if (implementation !== undefined) Object.defineProperty(mockFunction, "length", { value: implementation.length, configurable: true });
+  registry.mocks.push(mockFunction);
+  return mockFunction;
+}
+
+/** The implementation's name, as bun gives the mock; `mockConstructor` when there is none (or reading it throws). */
+function nameOf(implementation: Implementation | undefined): string {
+  try {
+    const name: unknown = implementation?.name;
+    return typeof name === "string" && name !== "" ? name : "mockConstructor";
+  } catch {
+    return "mockConstructor";
+  }
+}
+
+function isConstructor(fn: Function): boolean {
+  return typeof fn.prototype === "object" && fn.prototype !== null && !fn.toString().startsWith("async");
+}
+
+/**
+ * `spyOn(object, key)`: replaces a method with a mock that calls the original; a property that
+ * is not a function becomes a getter that counts its reads, as in bun. `mockRestore()` or
+ * `mock.restore()` puts the original back.
+ */
+export function spyOn(object: object, key: PropertyKey): Mock {
+  if ((typeof object !== "object" && typeof object !== "function") || object === null) {
+    throw new TypeError(`spyOn() expects an object, got ${object === null ? "null" : typeof object}`);
+  }
+  const existing = Reflect.get(object, key);
+  if (isMock(existing)) return existing;
+  const own = Object.getOwnPropertyDescriptor(object, key);
+  const original = existing;
+  const restore = (): void => {
+    if (own) Object.defineProperty(object, key, own);
+    else Reflect.deleteProperty(object, key);
+  };
+  const spy = createMock(
+    typeof original === "function"
+      ? function (this: unknown, ...args: unknown[]) {
+          return new.target ? Reflect.construct(original, args, new.target) : Reflect.apply(original, this, args);
+        }
+      : () => original,
+    restore,
+  );
+  const enumerable = own?.enumerable ?? true;
+  if (typeof original === "function") {
+    spy.mockName(original.name);
+    Object.defineProperty(spy, "length", { value: original.length, configurable: true });
+    Object.defineProperty(object, key, { value: spy, writable: true, configurable: true, enumerable });
+  } else {
+    spy.mockName(String(key));
+    Object.defineProperty(object, key, { get: () => spy(), set: (value: unknown) => spy.mockReturnValue(value), configurable: true, enumerable });
+  }
+  registry.restorers.push(() => spy.mockRestore());
+  return spy;
+}
+
+/** `mock.restore()` / `jest.restoreAllMocks()`: every spy gets its original back. */
+export function restoreAllMocks(): void {
+  const restorers = registry.restorers.splice(0);
+  for (const restore of restorers.reverse()) restore();
+}
+
+/** `jest.clearAllMocks()`: every mock forgets its calls, keeping its implementation. */
+export function clearAllMocks(): void {
+  for (const mock of registry.mocks) mock.mockClear();
+}
+
+/** `jest.resetAllMocks()`: every mock forgets its calls and its implementation. */
+export function resetAllMocks(): void {
+  for (const mock of registry.mocks) mock.mockReset();
+}
+
+function unsupportedModuleMock(specifier: unknown): never {
+  throw new Error(
+    `mock.module(${JSON.stringify(String(specifier))}) is not supported by awf test: awf cannot replace a module for the files that import it\nhint: pass the dependency in (a parameter or an object you can spyOn), or spyOn the imported module's object`,
+  );
+}
+
+/** `mock`, with `mock.restore()` and `mock.module` (not supported: it throws, saying so). */
+export const mock = Object.assign((implementation?: Implementation) => createMock(implementation), {
+  restore: restoreAllMocks,
+  clearAllMocks,
+  module: unsupportedModuleMock,
+});
