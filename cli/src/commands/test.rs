@@ -34,14 +34,7 @@ fn test(args: TestArgs, color: ColorChoice) -> Result<i32, Failure> {
             .map(usize::from)
             .unwrap_or(1)
     });
-    // The files run in forks of this process (runtime/src/testing/pool.rs), each with an async
-    // runtime of its own; this one only checks -t, on this thread: no thread of it is running
-    // when the process forks.
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()
-        .context("cannot start the async runtime")
-        .map_err(Failure::failed)?;
+    let runtime = super::async_runtime()?;
     let options = TestOptions {
         cwd: cwd.clone(),
         name_pattern: args.name_pattern.clone(),
@@ -76,8 +69,10 @@ fn test(args: TestArgs, color: ColorChoice) -> Result<i32, Failure> {
         if let Some(junit) = junit.as_mut() {
             reporters.push(junit);
         }
-        test_run.run(&mut reporters)
+        test_run.run(runtime.handle(), &mut reporters)
     };
+    // A test's leftovers (timers, ops) died with its host; do not wait for stragglers.
+    runtime.shutdown_background();
     if let (Some(junit), Some(path)) = (&junit, &args.reporter_outfile) {
         write_report(path, &junit.xml())
             .with_context(|| format!("cannot write the JUnit report to {}", path.display()))

@@ -4,7 +4,7 @@
 //! names in `PUBLIC_NAMES` (`agentswf`, `typebox`, `bun:test`, ...); the rest are private to
 //! built-ins. They are compiled to QuickJS bytecode at build time (runtime/build.rs, `COMPILED`);
 //! the position map of each is built the first time any host in the process loads it, and kept
-//! for the other hosts.
+//! for the other hosts (`awf test` starts one host per test file).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -38,7 +38,6 @@ const SOURCES: &[(&str, &str)] = builtins![
     "host/encoding",
     "host/event_target",
     "host/fetch",
-    "host/fork",
     "host/fs",
     "host/inspect",
     "host/lazy_global",

@@ -26,7 +26,7 @@ mod transpile;
 
 pub use engine::{
     CallEnd, ConsoleTarget, HostConfig, HostState, JsFailure, JsHost, JsReply, JsRequester,
-    OpError, OpResult, OpValue, OutputSink, OutputStream,
+    JsRuntime, OpError, OpResult, OpValue, OutputSink, OutputStream,
 };
 pub use errors::{JsError, Location};
 /// The gate a host's file, network, process and environment access passes; put one with a host
@@ -42,5 +42,11 @@ impl JsHost {
     /// A host serving all of awf's ops, with js/bootstrap.ts loaded, in a runtime of its own.
     pub fn new(config: HostConfig) -> Result<JsHost, JsError> {
         JsHost::start(config, OPS)
+    }
+
+    /// The same in `runtime`, which no other host uses now (`awf test` runs its files one after
+    /// the other in one runtime per thread).
+    pub fn new_in(runtime: &JsRuntime, config: HostConfig) -> Result<JsHost, JsError> {
+        JsHost::start_in(runtime, config, OPS)
     }
 }

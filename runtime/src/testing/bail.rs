@@ -1,12 +1,11 @@
-//! `--bail` inside one file's process: the failures the file reported so far, and the signal
-//! that stops it once they alone reach the limit (the runner, pool.rs, counts over every file
-//! and stops the others).
+//! `--bail`: the failures every file of a run reported so far, and the signal that stops them
+//! all once the limit is reached.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tokio::sync::watch;
 
-/// `--bail`: the failures the file reported so far, and the signal that stops it.
+/// `--bail`: the failures reported so far, by every file, and the signal that stops them all.
 pub(crate) struct Bail {
     pub limit: Option<usize>,
     pub failures: AtomicUsize,

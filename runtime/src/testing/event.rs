@@ -9,12 +9,12 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 pub use crate::js::OutputStream;
 
 /// A test file about to run.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TestFile {
     /// Absolute path.
     pub path: PathBuf,
@@ -23,7 +23,7 @@ pub struct TestFile {
 }
 
 /// A test: the names of the describes around it, outermost first, and its own name.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 pub struct TestName {
     pub path: Vec<String>,
     pub name: String,
@@ -39,7 +39,7 @@ impl TestName {
 }
 
 /// A place in a source file (1-based).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 pub struct SourceLocation {
     pub file: String,
     pub line: u32,
@@ -47,7 +47,7 @@ pub struct SourceLocation {
 }
 
 /// Why a test (or a file, outside any test) failed.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
 pub struct TestFailure {
     /// `AssertionError` for a failed matcher, `TimeoutError` for a time-out, else the error's class.
     pub name: String,
@@ -124,7 +124,7 @@ pub fn frame_location(frame: &str) -> Option<SourceLocation> {
 }
 
 /// How a test ended.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TestOutcome {
     Passed,
     Failed(TestFailure),
@@ -132,9 +132,8 @@ pub enum TestOutcome {
     Todo,
 }
 
-/// One thing that happened in a test run (serialized when a file's process sends it to the
-/// runner: testing/pool.rs).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// One thing that happened in a test run.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TestEvent {
     /// First: the files that will run, in the order their results are reported.
     Plan { files: Vec<TestFile> },
@@ -168,7 +167,7 @@ pub enum TestEvent {
 }
 
 /// The counts of a run, added up from its events.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Totals {
     pub passed: u64,
     pub failed: u64,

@@ -1,10 +1,5 @@
-//! One test file in its own process, a fork of the one that loaded the test framework into a
-//! host (`FileHost`), from the file's start to its end.
-//!
-//! `FileHost::start` makes the host every file of a run starts from: the built-ins
-//! (bootstrap, the file runner, `bun:test`, `expect`) loaded and evaluated once. The runner
-//! (pool.rs) forks the process for each file, so the file gets that host as it was, and
-//! whatever it changes (globals, built-in prototypes, module state) dies with its process.
+//! One test file in one fresh `JsHost` (a new context in the thread's runtime), on the calling
+//! thread, from the host's start to its drop.
 //!
 //! The host's console output, its test results (the `test_event` op) and the errors nobody
 //! caught all go to one `Recorder`, which turns them into `TestEvent`s in the order they
@@ -14,20 +9,20 @@
 //! Lifecycle: `runTestFile` (js/test/file_runner.ts) settles once the last test has run, and
 //! the call returns then, whatever the file left behind: timers of a test that timed out, ops
 //! still in flight. The host is dropped right after, which drops its timers and aborts its op
-//! tasks (and the child processes they own), and the process exits. `--bail` stops the file
-//! whose failure reached the limit at once (its JS is interrupted; nothing after the failure is
-//! reported); the runner kills the other running files' processes. A test that never yields
-//! to the event loop (`while (true)`) cannot be interrupted, as in bun.
+//! tasks, so nothing a file started outlives it. `--bail` stops the file whose failure reached
+//! the limit at once (its JS is interrupted; nothing after the failure is reported) and the
+//! other running files at their event loop's next step, dropping their hosts the same way. A
+//! test that never yields to the event loop (`while (true)`) cannot be stopped, as in bun.
 
 use std::cell::{Cell, RefCell};
 use std::path::PathBuf;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
 use serde_json::json;
+use tokio::runtime::Handle;
 use tokio::sync::watch;
 
 use super::bail::Bail;
@@ -35,14 +30,14 @@ use super::event::{
     millis, FileReport, FileReportSink, SourceLocation, TestEvent, TestFailure, TestFile, TestName,
     TestOutcome,
 };
-use crate::js::{CallEnd, ConsoleTarget, HostConfig, JsError, JsHost, OutputSink};
+use crate::js::{CallEnd, ConsoleTarget, HostConfig, JsError, JsHost, JsRuntime, OutputSink};
 
 /// How often a running file's results go to the runner (and, for the file being shown, to
 /// the screen).
 const FLUSH_EVERY: Duration = Duration::from_millis(50);
 
-/// What a file's process sends the runner (one JSON line each).
-#[derive(Debug, Serialize, Deserialize)]
+/// What a file's thread sends the runner.
+#[derive(Debug)]
 pub(super) enum FileMessage {
     Event(Box<TestEvent>),
     /// The file is done; nothing follows.
@@ -54,129 +49,62 @@ pub(super) enum FileMessage {
     NotRun,
 }
 
-impl FileMessage {
-    /// A failed test or a failure outside any test: what `--bail` counts.
-    pub(super) fn is_failure(&self) -> bool {
-        matches!(
-            self,
-            FileMessage::Event(event) if matches!(
-                **event,
-                TestEvent::UncaughtError { .. }
-                    | TestEvent::Result {
-                        outcome: TestOutcome::Failed(_),
-                        ..
-                    }
-            )
-        )
-    }
-}
-
 /// What every file of a run shares.
 pub(super) struct FileSettings {
     pub cwd: PathBuf,
     pub name_pattern: Option<String>,
     pub timeout: Duration,
-    /// `--bail`: stop after this many failures.
-    pub bail: Option<usize>,
+    pub bail: Arc<Bail>,
 }
 
-/// Where the host's console output goes: the recorder of the file running in it.
-type OutputSlot = Rc<RefCell<Option<Rc<Recorder>>>>;
-
-/// The host every file of a run starts from, the test framework loaded.
-pub(super) struct FileHost {
-    host: JsHost,
-    output: OutputSlot,
-}
-
-impl FileHost {
-    pub(super) fn start(settings: &FileSettings) -> Result<FileHost, JsError> {
-        let output = OutputSlot::default();
-        let slot = output.clone();
-        let config = HostConfig {
-            cwd: settings.cwd.clone(),
-            argv: vec![awf_executable()],
-            console: ConsoleTarget::Capture(OutputSink::new(move |stream, text| {
-                if let Some(recorder) = slot.borrow().as_ref() {
-                    recorder.event(TestEvent::Output {
-                        stream,
-                        text: text.to_string(),
-                    })
-                }
-            })),
-        };
-        let host = JsHost::new(config)?;
-        host.preload("awf:host/fork")?;
-        host.preload("awf:test/file_runner")?;
-        Ok(FileHost { host, output })
-    }
-}
-
-/// Runs `file` in `host` to its end and sends what happens through `send`, in batches (every
-/// `FLUSH_EVERY` while the file runs), `FileMessage::End` last. Called in the file's own
-/// process, which exits after it.
+/// Runs `file` to its end (or until `stop` turns true) and sends what happens through `send`,
+/// in batches (every `FLUSH_EVERY` while the file runs), `FileMessage::End` last.
 pub(super) fn run_file(
     file: &TestFile,
     settings: &FileSettings,
-    host: FileHost,
+    js: &Result<JsRuntime, JsError>,
+    runtime: &Handle,
+    stop: watch::Receiver<bool>,
     send: impl Fn(Vec<FileMessage>) + 'static,
 ) {
-    let (stop, stopped) = watch::channel(false);
-    let bail = Arc::new(Bail {
-        limit: settings.bail,
-        failures: AtomicUsize::new(0),
-        stop,
-    });
-    let recorder = Rc::new(Recorder::new(Box::new(send), bail));
-    let FileHost { mut host, output } = host;
-    *output.borrow_mut() = Some(recorder.clone());
-    // The process exits right after: its memory goes back to the system at once.
-    host.leak_engine_at_exit();
-    let end = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => {
-            let end = runtime.block_on(drive(file, settings, &mut host, recorder.clone(), stopped));
-            // Dropping the host aborts its op tasks; shutting the runtime down drops them.
-            drop(host);
-            runtime.shutdown_background();
-            end
-        }
-        Err(error) => Some(Ended::NoEngine(JsError::internal(&format!(
-            "cannot start the async runtime: {error}"
-        )))),
-    };
+    let recorder = Rc::new(Recorder::new(Box::new(send), settings.bail.clone()));
+    let end = runtime.block_on(drive(file, settings, js, recorder.clone(), stop));
+    if let Ok(js) = js {
+        js.collect_garbage();
+    }
     if let Some(end) = end {
         recorder.call_ended(end);
     }
     recorder.finish();
 }
 
-/// What a file's process reports when the framework could not be loaded at all.
-pub(super) fn engine_failed(error: &JsError) -> Vec<FileMessage> {
-    let sent = Rc::new(RefCell::new(Vec::new()));
-    let into = sent.clone();
-    let (stop, _) = watch::channel(false);
-    let bail = Arc::new(Bail {
-        limit: None,
-        failures: AtomicUsize::new(0),
-        stop,
-    });
-    let recorder = Recorder::new(Box::new(move |batch| into.borrow_mut().extend(batch)), bail);
-    recorder.call_ended(Ended::NoEngine(error.clone()));
-    recorder.finish();
-    sent.take()
-}
-
-/// Runs the file's tests in `host`. `None` when stopped by `stop`.
+/// Starts the host, runs the file's tests, drops the host. `None` when stopped by `stop`.
 async fn drive(
     file: &TestFile,
     settings: &FileSettings,
-    host: &mut JsHost,
+    js: &Result<JsRuntime, JsError>,
     recorder: Rc<Recorder>,
     stop: watch::Receiver<bool>,
 ) -> Option<Ended> {
+    let output = recorder.clone();
+    let config = HostConfig {
+        cwd: settings.cwd.clone(),
+        argv: vec![awf_executable(), file.path.display().to_string()],
+        console: ConsoleTarget::Capture(OutputSink::new(move |stream, text| {
+            output.event(TestEvent::Output {
+                stream,
+                text: text.to_string(),
+            })
+        })),
+    };
+    let started = match js {
+        Ok(js) => JsHost::new_in(js, config),
+        Err(error) => Err(error.clone()),
+    };
+    let mut host = match started {
+        Ok(host) => host,
+        Err(error) => return Some(Ended::NoEngine(error)),
+    };
     recorder.set_interrupt(host.interrupt_flag());
     let reports = recorder.clone();
     host.state().put(Rc::new(FileReportSink::new(move |report| {
@@ -184,40 +112,18 @@ async fn drive(
     })));
     let uncaught = recorder.clone();
     host.report_uncaught(move |error| uncaught.uncaught(&error));
-    let identity = json!({
-        "argv": [awf_executable(), file.path.display().to_string()],
-        "pid": std::process::id(),
-        "seed": random_seed(),
-    });
-    match host.call("awf:host/fork", "adopt", identity).await {
-        CallEnd::Returned(_) => {}
-        other => return Some(Ended::Call(other)),
-    }
     let args = json!({
         "file": file.path.display().to_string(),
         "namePattern": settings.name_pattern,
         "timeoutMs": settings.timeout.as_secs_f64() * 1000.0,
     });
-    tokio::select! {
+    let end = tokio::select! {
         end = host.call("awf:test/file_runner", "runTestFile", args) => Some(Ended::Call(end)),
         _ = stopped(stop) => None,
         _ = flush_while_running(&recorder) => None,
-    }
-}
-
-/// Four words from the operating system's random source, to seed the file's `Math.random`.
-fn random_seed() -> [u32; 4] {
-    let mut bytes = [0u8; 16];
-    if getrandom::fill(&mut bytes).is_err() {
-        // No random source: the time and the process still tell files apart.
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap_or_default();
-        bytes[..8].copy_from_slice(&(now.as_nanos() as u64).to_le_bytes());
-        bytes[8..12].copy_from_slice(&std::process::id().to_le_bytes());
-    }
-    let word = |i: usize| u32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]);
-    [word(0), word(4), word(8), word(12)]
+    };
+    drop(host);
+    end
 }
 
 /// Sends what the file reported so far every `FLUSH_EVERY`, whenever its JS lets the thread
@@ -287,9 +193,17 @@ impl Recorder {
         if self.bailed.get() {
             return;
         }
-        let message = FileMessage::Event(Box::new(event));
-        let failure = message.is_failure();
-        self.pending.borrow_mut().push(message);
+        let failure = matches!(
+            event,
+            TestEvent::UncaughtError { .. }
+                | TestEvent::Result {
+                    outcome: TestOutcome::Failed(_),
+                    ..
+                }
+        );
+        self.pending
+            .borrow_mut()
+            .push(FileMessage::Event(Box::new(event)));
         if failure && self.bail.count_failure() {
             self.bailed.set(true);
             if let Some(flag) = self.interrupt.borrow().as_ref() {

@@ -1,12 +1,10 @@
-//! `awf test`: find the test files, load the test framework into a host once, run each file in a
-//! fork of that process (its own copy of the loaded engine: globals, prototypes and module state
-//! start fresh in every file), as many at once as there are cores, the next file as soon as one
-//! ends; hand their events to the reporters in a stable order.
+//! `awf test`: find the test files, run each in a fresh `JsHost` (a context of its own: its own
+//! globals and modules) on one of as many threads as there are cores, each thread taking the next
+//! file when it is done with one and keeping one QuickJS runtime for all its files; hand their
+//! events to the reporters in a stable order.
 //!
 //! - `discover`: which files run.
-//! - `pool`: the files' processes: fork, collect what they send, `--bail` across files.
-//! - `fork_memory`: what makes a fork cheap to start (shared page tables, the heap copied at once).
-//! - `file`: one file in its process: its lifecycle, from start to exit.
+//! - `file`: one file in one host: its lifecycle, from start to the host's drop.
 //! - `event`: the `TestEvent` stream reporters read, and what a file's JS runner reports.
 //! - `report/`: `pretty` (bun's text) and `junit` (bun's XML); each only reads events.
 //!
@@ -18,20 +16,27 @@ mod bail;
 pub mod discover;
 pub mod event;
 mod file;
-mod fork_memory;
-mod pool;
 pub mod report;
 
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
 use tokio::runtime::Handle;
+use tokio::sync::watch;
 
-use crate::js::{CallEnd, ConsoleTarget, HostConfig, JsHost};
+use bail::Bail;
+
+use crate::js::{CallEnd, ConsoleTarget, HostConfig, JsHost, JsRuntime};
 use event::{TestEvent, TestFile, Totals};
 use file::{FileMessage, FileSettings};
 use report::TestReporter;
+
+/// Stack of each file's thread: QuickJS stops JS at 4 MiB of stack (js/engine/js_runtime.rs), with room to
+/// spare for the Rust frames around it.
+const FILE_THREAD_STACK: usize = 8 * 1024 * 1024;
 
 /// Why a test run could not start: the command line asked for something that is not there.
 #[derive(Debug, thiserror::Error)]
@@ -106,9 +111,8 @@ impl TestRun {
         &self.files
     }
 
-    /// Runs every file and reports to each reporter; gives back the totals. Call it before
-    /// the process starts threads that hold locks: the files run in forks of this process.
-    pub fn run(self, reporters: &mut [&mut dyn TestReporter]) -> Totals {
+    /// Runs every file and reports to each reporter; gives back the totals.
+    pub fn run(self, runtime: &Handle, reporters: &mut [&mut dyn TestReporter]) -> Totals {
         let started = Instant::now();
         let totals = Cell::new(Totals::default());
         let mut emit = |event: TestEvent| {
@@ -122,7 +126,7 @@ impl TestRun {
         emit(TestEvent::Plan {
             files: self.files.clone(),
         });
-        let failures = run_files(&self.files, &self.options, &mut emit);
+        let failures = run_files(&self.files, &self.options, runtime, &mut emit);
         if let Some(failures) = failures {
             emit(TestEvent::Bailed { failures });
         }
@@ -134,25 +138,64 @@ impl TestRun {
     }
 }
 
-/// Runs the files on up to `options.jobs` processes and emits their events in plan order.
+/// Runs the files on up to `options.jobs` threads and emits their events in plan order.
 /// Gives back the number of failures when `--bail` stopped the run.
 fn run_files(
     files: &[TestFile],
     options: &TestOptions,
+    runtime: &Handle,
     emit: &mut dyn FnMut(TestEvent),
 ) -> Option<usize> {
+    let (stop, stopped) = watch::channel(false);
     let settings = FileSettings {
         cwd: options.cwd.clone(),
         name_pattern: options.name_pattern.clone(),
         timeout: options.timeout,
-        bail: options.bail,
+        bail: Arc::new(Bail {
+            limit: options.bail,
+            failures: AtomicUsize::new(0),
+            stop,
+        }),
     };
-    let jobs = options.jobs.clamp(1, files.len().max(1));
-    let mut order = Sequencer::new(files.len());
-    let bailed = pool::run_files(files, &settings, jobs, &mut |index, batch| {
-        order.push(index, batch, emit)
+    let next_file = AtomicUsize::new(0);
+    let (sender, batches) = mpsc::channel::<(usize, Vec<FileMessage>)>();
+    let workers = options.jobs.clamp(1, files.len().max(1));
+    std::thread::scope(|scope| {
+        for worker in 0..workers {
+            let sender = sender.clone();
+            let stopped = stopped.clone();
+            let (settings, next_file) = (&settings, &next_file);
+            std::thread::Builder::new()
+                .name(format!("awf-test-{worker}"))
+                .stack_size(FILE_THREAD_STACK)
+                .spawn_scoped(scope, move || {
+                    // One QuickJS runtime for the thread's files, a fresh context for each.
+                    let js = JsRuntime::new();
+                    loop {
+                        let index = next_file.fetch_add(1, Ordering::SeqCst);
+                        let Some(file) = files.get(index) else {
+                            break;
+                        };
+                        if *stopped.borrow() {
+                            let _ = sender.send((index, vec![FileMessage::NotRun]));
+                            continue;
+                        }
+                        let sender = sender.clone();
+                        let send = move |batch| {
+                            let _ = sender.send((index, batch));
+                        };
+                        file::run_file(file, settings, &js, runtime, stopped.clone(), send);
+                    }
+                })
+                .expect("the OS starts a thread for a test file");
+        }
+        drop(sender);
+        let mut order = Sequencer::new(files.len());
+        for (index, batch) in batches {
+            order.push(index, batch, emit);
+        }
     });
-    options.bail.filter(|_| bailed)
+    settings.bail.limit.filter(|_| *stopped.borrow())
 }
 
 /// Releases each file's messages in plan order: those of the first file not yet done go out as

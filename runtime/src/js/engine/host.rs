@@ -68,7 +68,7 @@ impl JsHost {
                 .map_err(|e| JsError::from_caught(&ctx, e))?;
             Ok(())
         })?;
-        host.preload("awf:bootstrap")?;
+        host.bootstrap()?;
         tracing::debug!(elapsed = ?started_at.elapsed(), "JS host started");
         Ok(host)
     }
@@ -80,19 +80,17 @@ impl JsHost {
         self.leak = true;
     }
 
-    /// Loads and evaluates the module `name` now, with every module it imports (none of them
-    /// may await at top level): a later import finds it loaded. `awf:bootstrap` is loaded so at
-    /// start; `awf test` preloads its file runner before it forks the host for each file.
-    pub fn preload(&self, name: &str) -> Result<(), JsError> {
+    /// Loads `awf:bootstrap`, which installs the globals.
+    fn bootstrap(&self) -> Result<(), JsError> {
         self.context.with(|ctx| {
-            let promise = Module::import(&ctx, name)
+            let promise = Module::import(&ctx, "awf:bootstrap")
                 .catch(&ctx)
                 .map_err(|e| JsError::from_caught(&ctx, e))?;
             while ctx.execute_pending_job() {}
             match promise.result::<Value>() {
                 Some(Ok(_)) => Ok(()),
                 Some(Err(e)) => Err(JsError::from_caught(&ctx, CaughtError::from_error(&ctx, e))),
-                None => Err(JsError::internal(&format!("{name} did not finish loading"))),
+                None => Err(JsError::internal("awf:bootstrap did not finish loading")),
             }
         })
     }

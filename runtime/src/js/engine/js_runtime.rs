@@ -1,9 +1,11 @@
 //! `JsRuntime`: one QuickJS runtime with awf's loader and hooks, which hosts use one at a time.
 //!
-//! Each host makes one (`JsHost::start`); `start_in` can start hosts one after the other in the
-//! same runtime. The hooks are the runtime's, so they find the host through the context that
-//! calls them (`HostState::of`): the module loader, the rejection tracker, and the interrupt
-//! flag of the host started last.
+//! `awf run` makes one for its one host; `awf test` makes one per worker thread and starts a
+//! host in it for each test file, so the runtime's atoms, shapes and allocator are made once
+//! per thread, not once per file, while each file still gets a context of its own (its own
+//! globals and modules). The hooks are the runtime's, so they find the host through the context
+//! that calls them (`HostState::of`): the module loader, the rejection tracker, and the
+//! interrupt flag of the host started last.
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -57,6 +59,12 @@ impl JsRuntime {
             },
         )));
         Ok(JsRuntime { runtime, interrupt })
+    }
+
+    /// Frees what the hosts dropped so far left behind: a dropped context's objects refer to
+    /// each other (and to it), so only a collection frees them.
+    pub fn collect_garbage(&self) {
+        self.runtime.run_gc();
     }
 
     /// From now on, `flag` stops the JS this runtime runs.

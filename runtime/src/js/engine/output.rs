@@ -15,7 +15,7 @@ pub enum ConsoleTarget {
 }
 
 /// The stream a write was meant for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OutputStream {
     Stdout,
     Stderr,
