@@ -97,9 +97,10 @@ fn all_passing_exits_0_with_a_line_per_test() {
 }
 
 #[test]
-fn files_run_one_after_the_other_on_a_thread_see_nothing_of_each_other() {
-    // `--jobs 1`: both files run on one thread, in one QuickJS runtime; each still gets a
-    // context of its own, so globals, built-in prototypes and module state start fresh.
+fn files_see_nothing_of_each_other_one_after_the_other_or_side_by_side() {
+    // Each file gets a JS context of its own (in its thread's one QuickJS runtime): globals,
+    // built-in prototypes and module state start fresh in every file, whether the files run
+    // one after the other on one thread (`--jobs 1`) or at once.
     let project = project(&[
         (
             "counter.ts",
@@ -124,13 +125,55 @@ test("b sees none of it", () => {
   expect((globalThis as any).leftBehind).toBeUndefined();
   expect(([] as any).fromA).toBeUndefined();
   expect(bump()).toBe(1);
+  (globalThis as any).leftBehind = "from b";
+});
+"#,
+        ),
+        (
+            "c.test.ts",
+            r#"import { expect, test } from "bun:test";
+test("c sees nothing either", () => {
+  expect((globalThis as any).leftBehind).toBeUndefined();
+  expect(([] as any).fromA).toBeUndefined();
 });
 "#,
         ),
     ]);
+    for jobs in ["1", "2"] {
+        let ran = awf_test_exits(&project, &["--jobs", jobs], 0);
+        assert_has(&ran.stdout, "✓ a leaves things behind [TIME]");
+        assert_has(&ran.stdout, "✓ b sees none of it [TIME]");
+        assert_has(&ran.stdout, "✓ c sees nothing either [TIME]");
+    }
+}
+
+#[test]
+fn each_file_has_its_own_argv_and_random_numbers() {
+    let file = r#"import { test } from "bun:test";
+test("says who it is", () => {
+  console.log(JSON.stringify({ argv: process.argv, random: [Math.random(), Math.random()] }));
+});
+"#;
+    let project = project(&[("a.test.ts", file), ("b.test.ts", file)]);
     let ran = awf_test_exits(&project, &["--jobs", "1"], 0);
-    assert_has(&ran.stdout, "✓ a leaves things behind [TIME]");
-    assert_has(&ran.stdout, "✓ b sees none of it [TIME]");
+    let seen: Vec<serde_json::Value> = ran
+        .stdout
+        .lines()
+        .filter(|line| line.starts_with('{'))
+        .map(|line| serde_json::from_str(line).expect("JSON line"))
+        .collect();
+    assert_eq!(seen.len(), 2, "{}", ran.stdout);
+    for (info, name) in seen.iter().zip(["a.test.ts", "b.test.ts"]) {
+        let argv = info["argv"].as_array().unwrap();
+        assert_eq!(argv.len(), 2, "{info}");
+        assert!(argv[1].as_str().unwrap().ends_with(name), "{info}");
+        for r in info["random"].as_array().unwrap() {
+            let r = r.as_f64().unwrap();
+            assert!((0.0..1.0).contains(&r), "{info}");
+        }
+    }
+    assert_ne!(seen[0]["random"], seen[1]["random"]);
+    assert_ne!(seen[0]["random"][0], seen[0]["random"][1]);
 }
 
 #[test]
