@@ -33,7 +33,8 @@ declare module "awf:ops" {
   /** Maps a JS position of a loaded module to its source position: [line, col] or null. */
   export function source_position(file: string, line: number, col: number): [number, number] | null;
 
-  export function process_info(): { argv: string[]; cwd: string; env: Record<string, string>; pid: number; platform: string; arch: string; execPath: string; version: string };
+  export function process_info(): { argv: string[]; cwd: string; pid: number; platform: string; arch: string; execPath: string; version: string };
+  export function process_env(): { env: Record<string, string>; denied: string[] };
   export function process_exit(code: number): never;
   export function process_chdir(dir: string): void;
 

@@ -165,6 +165,33 @@ pub struct RunArgs {
     #[arg(long, short)]
     pub verbose: bool,
 
+    /// Run workflow and handler code deny-by-default: files, network, child processes and
+    /// environment variables only as the --allow-* flags grant (any --allow-* implies it);
+    /// agents are separate processes with their own authority
+    #[arg(long, help_heading = "Sandbox")]
+    pub sandbox: bool,
+
+    /// Let workflow code read these paths and what is under them (comma-separated; all without
+    /// a list)
+    #[arg(long, value_name = "PATHS", num_args = 0..=1, require_equals = true, help_heading = "Sandbox")]
+    pub allow_read: Option<Option<String>>,
+
+    /// Let workflow code create, change and remove these paths and what is under them
+    #[arg(long, value_name = "PATHS", num_args = 0..=1, require_equals = true, help_heading = "Sandbox")]
+    pub allow_write: Option<Option<String>>,
+
+    /// Let workflow code connect to these hosts (`name` or `name:port`, comma-separated)
+    #[arg(long, value_name = "HOSTS", num_args = 0..=1, require_equals = true, help_heading = "Sandbox")]
+    pub allow_net: Option<Option<String>>,
+
+    /// Let workflow code start these programs (as it names them: `git`, `./build.sh`)
+    #[arg(long, value_name = "PROGRAMS", num_args = 0..=1, require_equals = true, help_heading = "Sandbox")]
+    pub allow_run: Option<Option<String>>,
+
+    /// Let workflow code read these environment variables
+    #[arg(long, value_name = "NAMES", num_args = 0..=1, require_equals = true, help_heading = "Sandbox")]
+    pub allow_env: Option<Option<String>>,
+
     /// Words for the workflow, after `--`: prepare({ argv }) gets them
     #[arg(last = true, value_name = "WORDS")]
     pub words: Vec<String>,

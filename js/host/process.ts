@@ -1,7 +1,8 @@
 // The `process` global (also `node:process`): argv, env, cwd, exit, platform and friends.
 //
-// `process.env` is a plain object copied from awf's environment at start; changing it changes
-// what later child processes get. `process.exit(code)` ends the run at once with that code:
+// `process.env` is a plain object copied from awf's environment on first use; changing it changes
+// what later child processes get. Under `awf run --sandbox` it holds only the variables
+// `--allow-env` grants. `process.exit(code)` ends the run at once with that code:
 // agents are stopped and the records are written before awf exits.
 
 import * as ops from "awf:ops";
@@ -20,10 +21,38 @@ function write(fd: 1 | 2) {
   };
 }
 
+let env: Record<string, string> | undefined;
+
+// awf's environment as the permission gate lets workflow code see it (asked on first use, once
+// the run has set the gate): a denied variable that is set throws when read, naming the flag.
+function environment(): Record<string, string> {
+  const { env: granted, denied } = ops.process_env();
+  if (denied.length === 0) return granted;
+  const hidden = new Set<string>(denied);
+  return new Proxy(granted, {
+    get(target, key, receiver) {
+      if (typeof key === "string" && hidden.has(key) && !Object.hasOwn(target, key)) {
+        throw Object.assign(new Error(`env access to "${key}" is denied`), {
+          code: "ERR_ACCESS_DENIED",
+          permission: "env",
+          resource: key,
+          hint: `run again with --allow-env=${key} to grant it`,
+        });
+      }
+      return Reflect.get(target, key, receiver);
+    },
+  });
+}
+
 export const process = {
   argv: info.argv,
   argv0: "awf",
-  env: info.env,
+  get env(): Record<string, string> {
+    return (env ??= environment());
+  },
+  set env(value: Record<string, string>) {
+    env = value;
+  },
   pid: info.pid,
   platform: info.platform,
   arch: info.arch,

@@ -54,3 +54,6 @@ mod agent_clis;
 // What awf guarantees when things go wrong: no orphan (kill -9, setsid), authority of the
 // socket, caps under abuse, private records, withheld credentials, durations at the edge.
 mod reliability;
+
+// `awf run --sandbox` and its `--allow-*` grants.
+mod sandbox;

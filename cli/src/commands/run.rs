@@ -1,13 +1,14 @@
 //! `awf run`: run a workflow file, print its result (or its output record), exit by its ending.
 
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::anyhow;
 use awf_runtime::duration::parse_timeout;
 use awf_runtime::harness::RuntimeOverrides;
+use awf_runtime::js::{Grant, Permissions, SandboxGrants};
 use awf_runtime::progress::{summary, LiveView, ViewOptions};
 use awf_runtime::workflow::{self, Ending, RunOptions};
 
@@ -19,10 +20,11 @@ pub fn run(args: RunArgs, color: ColorChoice) -> i32 {
 }
 
 fn start(args: RunArgs, color: ColorChoice) -> Result<i32, Failure> {
-    let cwd = resolve_cwd(args.cwd)?;
+    let cwd = resolve_cwd(args.cwd.clone())?;
     let timeout =
         parse_timeout(&args.timeout).map_err(|e| Failure::usage(anyhow!("--timeout: {e}")))?;
     let overrides = runtime_overrides(&args.runtimes)?;
+    let permissions = sandbox(&args, &cwd);
     let terminal = std::io::stderr().is_terminal();
     let view = (!args.quiet).then(|| {
         Arc::new(LiveView::new(ViewOptions {
@@ -37,6 +39,7 @@ fn start(args: RunArgs, color: ColorChoice) -> Result<i32, Failure> {
         words: args.words,
         timeout,
         overrides,
+        permissions,
         observer: view
             .clone()
             .map(|view| view as Arc<dyn awf_runtime::records::RunObserver>),
@@ -94,6 +97,31 @@ fn runtime_overrides(flags: &[String]) -> Result<RuntimeOverrides, Failure> {
         overrides.by_name.insert(name.to_string(), argv);
     }
     Ok(overrides)
+}
+
+/// `--sandbox` and its `--allow-*` grants; `None` (everything allowed) when none is given.
+fn sandbox(args: &RunArgs, cwd: &Path) -> Option<Permissions> {
+    let grant = |flag: &Option<Option<String>>| {
+        flag.as_ref().map(|list| match list {
+            None => Grant::All,
+            Some(list) => Grant::Only(
+                list.split(',')
+                    .map(str::trim)
+                    .filter(|item| !item.is_empty())
+                    .map(str::to_string)
+                    .collect(),
+            ),
+        })
+    };
+    let grants = SandboxGrants {
+        read: grant(&args.allow_read),
+        write: grant(&args.allow_write),
+        net: grant(&args.allow_net),
+        run: grant(&args.allow_run),
+        env: grant(&args.allow_env),
+    };
+    let sandboxed = args.sandbox || grants != SandboxGrants::default();
+    sandboxed.then(|| Permissions::sandbox(cwd, grants))
 }
 
 fn resolve_cwd(cwd: Option<PathBuf>) -> Result<PathBuf, Failure> {

@@ -31,7 +31,8 @@ pub use engine::{
 pub use errors::{JsError, Location};
 /// The gate a host's file, network, process and environment access passes; put one with a host
 /// (`host.state().put(Rc::new(gate))`) to narrow it, before the code it bounds runs.
-pub use host::permissions::{Grant, Permissions};
+pub use host::permissions::{Grant, Permissions, SandboxGrants};
+pub use host::set_permissions;
 
 use engine::OpTable;
 

@@ -37,6 +37,9 @@ pub struct RunOptions {
     pub timeout: Duration,
     /// Runtime names mapped to commands for this run (`--runtime NAME=COMMAND`).
     pub overrides: RuntimeOverrides,
+    /// What workflow and handler code may touch through host APIs (`--sandbox`); `None`
+    /// allows everything.
+    pub permissions: Option<crate::js::Permissions>,
     /// Who watches the run as it happens (the live view), beside the records.
     pub observer: Option<std::sync::Arc<dyn crate::records::RunObserver>>,
     /// The process exits when the run returns (`awf run`): the JS engine's memory is left to
@@ -90,6 +93,9 @@ pub async fn run_file(options: RunOptions) -> RunReport {
         Ok(host) => host,
         Err(e) => return RunReport::invalid(e),
     };
+    if let Some(permissions) = &options.permissions {
+        crate::js::set_permissions(host.state(), permissions.clone());
+    }
     let shown = file
         .strip_prefix(&options.cwd)
         .unwrap_or(&file)

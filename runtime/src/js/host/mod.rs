@@ -47,6 +47,12 @@ pub struct HostResources {
     exchanges: fetch::Exchanges,
 }
 
+/// Gives this host's ops `permissions` instead of allowing everything; set before workflow code
+/// runs.
+pub fn set_permissions(state: &HostState, permissions: Permissions) {
+    state.put(Rc::new(permissions));
+}
+
 /// The gate of this host: everything allowed unless the host was given another.
 fn gate(state: &HostState) -> Rc<Permissions> {
     match state.get::<Permissions>() {

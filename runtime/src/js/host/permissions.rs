@@ -3,9 +3,12 @@
 //!
 //! Each host op asks `Permissions` first (`check_read(path)`, `check_write(path)`,
 //! `check_net(host)`, `check_run(program)`, `check_env(name)`) on the JS thread, before any work
-//! starts, and turns a refusal into an error naming what was denied. Today every host is started
-//! with `Permissions::allow_all()`; a later `--allow-read/--allow-write/--allow-net/--allow-run`
-//! model changes what `HostState` is given here and nothing else.
+//! starts, and turns a refusal into an error naming what was denied and the flag that would grant
+//! it. Hosts allow everything unless given other permissions: `awf run --sandbox` gives
+//! `Permissions::sandbox`, deny-by-default with what its `--allow-*` flags grant.
+//!
+//! Paths are compared after resolving symlinks and `..` (of the path, or of its nearest existing
+//! ancestor for a path not made yet), so neither leads out of a granted folder.
 
 use std::path::{Path, PathBuf};
 
@@ -63,8 +66,8 @@ impl std::fmt::Display for Denied {
 }
 
 impl From<Denied> for OpError {
-    /// `ERR_ACCESS_DENIED` (Node's code for its permission model), with `permission` and
-    /// `resource` on the JS error.
+    /// `ERR_ACCESS_DENIED` (Node's code for its permission model), with `permission`,
+    /// `resource` and the `hint` naming the flag on the JS error.
     fn from(denied: Denied) -> OpError {
         OpError::system(
             "ERR_ACCESS_DENIED",
@@ -72,6 +75,11 @@ impl From<Denied> for OpError {
             serde_json::json!({
                 "permission": denied.access.word(),
                 "resource": denied.resource,
+                "hint": format!(
+                    "run again with --allow-{}={} to grant it",
+                    denied.access.word(),
+                    denied.resource
+                ),
             }),
         )
     }
@@ -105,6 +113,29 @@ impl Permissions {
             net: Grant::Only(Vec::new()),
             run: Grant::Only(Vec::new()),
             env: Grant::Only(Vec::new()),
+        }
+    }
+
+    /// `awf run --sandbox`: nothing, but what each grant gives (`None`: that flag was not given).
+    /// Paths are taken from `base` when relative and resolved as the checks resolve them.
+    pub fn sandbox(base: &Path, grants: SandboxGrants) -> Permissions {
+        let paths = |grant: Option<Grant>| match grant {
+            Some(Grant::Only(paths)) => Grant::Only(
+                paths
+                    .iter()
+                    .map(|p| resolve(&base.join(p)).display().to_string())
+                    .collect(),
+            ),
+            Some(Grant::All) => Grant::All,
+            None => Grant::Only(Vec::new()),
+        };
+        let nothing = || Grant::Only(Vec::new());
+        Permissions {
+            read: paths(grants.read),
+            write: paths(grants.write),
+            net: grants.net.unwrap_or_else(nothing),
+            run: grants.run.unwrap_or_else(nothing),
+            env: grants.env.unwrap_or_else(nothing),
         }
     }
 
@@ -147,14 +178,53 @@ impl Permissions {
     }
 }
 
+/// What `--allow-read`, `--allow-write`, `--allow-net`, `--allow-run` and `--allow-env` grant:
+/// `None` when the flag is absent, `Grant::All` when it is given without a list.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SandboxGrants {
+    pub read: Option<Grant>,
+    pub write: Option<Grant>,
+    pub net: Option<Grant>,
+    pub run: Option<Grant>,
+    pub env: Option<Grant>,
+}
+
 fn check_path(grant: &Grant, access: Access, path: &Path) -> Result<(), Denied> {
     let granted = match grant {
         Grant::All => true,
-        Grant::Only(roots) => roots
-            .iter()
-            .any(|root| path.starts_with(PathBuf::from(root))),
+        Grant::Only(roots) => {
+            let real = resolve(path);
+            roots
+                .iter()
+                .any(|root| real.starts_with(PathBuf::from(root)))
+        }
     };
     deny_unless(granted, access, path.display().to_string())
+}
+
+/// `path` with symlinks and `..` resolved: of the path itself, or of its nearest existing
+/// ancestor with the rest appended (a `..` in that rest cannot be resolved: the result names
+/// no granted place).
+fn resolve(path: &Path) -> PathBuf {
+    let mut rest = Vec::new();
+    let mut at = path;
+    loop {
+        if let Ok(real) = std::fs::canonicalize(at) {
+            let mut out = real;
+            for part in rest.iter().rev() {
+                out.push(part);
+            }
+            return out;
+        }
+        match (at.parent(), at.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                at = parent;
+            }
+            // A `..` that cannot be resolved, or no existing ancestor at all.
+            _ => return PathBuf::from("/\0unresolvable"),
+        }
+    }
 }
 
 fn deny_unless(granted: bool, access: Access, resource: String) -> Result<(), Denied> {
@@ -210,9 +280,50 @@ mod tests {
         let error = OpError::from(Permissions::deny_all().check_run("rm").unwrap_err());
         assert_eq!(error.code, "ERR_ACCESS_DENIED");
         assert_eq!(error.message, "run access to \"rm\" is denied");
+        let data = error.data.unwrap();
+        assert_eq!(data["permission"], "run");
+        assert_eq!(data["resource"], "rm");
+    }
+
+    #[test]
+    fn a_sandbox_grants_only_its_flags_and_symlinks_or_dotdot_do_not_lead_out() {
+        let dir = std::env::temp_dir().join(format!("awf-sandbox-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("granted")).unwrap();
+        std::fs::write(dir.join("secret"), "x").unwrap();
+        std::os::unix::fs::symlink(dir.join("secret"), dir.join("granted/link")).unwrap();
+        let p = Permissions::sandbox(
+            &dir,
+            SandboxGrants {
+                read: Some(Grant::Only(vec!["granted".into()])),
+                env: Some(Grant::All),
+                ..SandboxGrants::default()
+            },
+        );
+        assert!(p.check_read(&dir.join("granted/new.txt")).is_ok());
+        assert!(p.check_read(&dir.join("granted/a/b/new.txt")).is_ok());
+        assert!(p.check_read(&dir.join("granted/link")).is_err());
+        assert!(p.check_read(&dir.join("granted/../secret")).is_err());
+        assert!(p
+            .check_read(&dir.join("granted/nothing/../../secret"))
+            .is_err());
+        assert!(p.check_write(&dir.join("granted/new.txt")).is_err());
+        assert!(p.check_net("127.0.0.1", 80).is_err());
+        assert!(p.check_run("true").is_err());
+        assert!(p.check_env("HOME").is_ok());
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_denial_names_the_flag_that_grants_it() {
+        let error = OpError::from(
+            Permissions::deny_all()
+                .check_net("127.0.0.1", 9)
+                .unwrap_err(),
+        );
         assert_eq!(
-            error.data.as_deref().cloned(),
-            Some(serde_json::json!({ "permission": "run", "resource": "rm" }))
+            error.data.unwrap()["hint"],
+            "run again with --allow-net=127.0.0.1:9 to grant it"
         );
     }
 

@@ -7,24 +7,36 @@ use crate::js::engine::{sync_op, HostState, OpDecl, OpError};
 
 pub const OPS: &[OpDecl] = &[
     sync_op!(process_info),
+    sync_op!(process_env),
     sync_op!(process_exit),
     sync_op!(process_chdir),
 ];
 
-fn process_info(state: &Rc<HostState>, _: ()) -> Result<serde_json::Value, OpError> {
-    // Variables the permission gate denies are left out of `process.env`.
+/// `process_env()`: `{ env, denied }`, the variables the permission gate grants and the names of
+/// those it denies (reading one throws, naming the flag that would grant it). It is asked on
+/// first use of `process.env`, after the run has set the gate.
+fn process_env(state: &Rc<HostState>, _: ()) -> Result<serde_json::Value, OpError> {
     let gate = gate(state);
-    let env: serde_json::Map<String, serde_json::Value> = std::env::vars()
-        .filter(|(k, _)| gate.check_env(k).is_ok())
-        .map(|(k, v)| (k, serde_json::Value::String(v)))
-        .collect();
+    let mut env = serde_json::Map::new();
+    let mut denied = Vec::new();
+    for (name, value) in std::env::vars() {
+        match gate.check_env(&name) {
+            Ok(()) => {
+                env.insert(name, serde_json::Value::String(value));
+            }
+            Err(_) => denied.push(name),
+        }
+    }
+    Ok(serde_json::json!({ "env": env, "denied": denied }))
+}
+
+fn process_info(state: &Rc<HostState>, _: ()) -> Result<serde_json::Value, OpError> {
     let exe = std::env::current_exe()
         .map(|p| p.display().to_string())
         .unwrap_or_default();
     Ok(serde_json::json!({
         "argv": state.config.argv,
         "cwd": state.cwd().display().to_string(),
-        "env": env,
         "pid": std::process::id(),
         "platform": std::env::consts::OS,
         "arch": node_arch(),
