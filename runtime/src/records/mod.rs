@@ -122,13 +122,19 @@ impl RunDir {
     /// folder already there is refused (`AlreadyExists`): that run id is taken.
     pub fn create(cwd: &Path, workflow: &str, run_id: &str) -> io::Result<RunDir> {
         let runs = cwd.join(RUNS_DIR);
-        make_private_dirs(&runs)?;
+        // Only the run's own folder being there means the id is taken: a file in the way of a
+        // folder above it is another error.
+        let not_taken = |e: io::Error| match e.kind() {
+            io::ErrorKind::AlreadyExists => io::Error::other(e.to_string()),
+            _ => e,
+        };
+        make_private_dirs(&runs).map_err(not_taken)?;
         let ignore = runs.join(".gitignore");
         if !ignore.exists() {
-            write_atomically(&ignore, b"*\n")?;
+            write_atomically(&ignore, b"*\n").map_err(not_taken)?;
         }
         let parent = runs.join(workflow);
-        make_private_dirs(&parent)?;
+        make_private_dirs(&parent).map_err(not_taken)?;
         let path = parent.join(run_id);
         DirBuilder::new().mode(0o700).create(&path)?;
         // The umask may have taken bits off.
