@@ -5,6 +5,9 @@
 //! for another input or cwd, or when its workflow file is another. The attempt's own record,
 //! `attempts/<n>.json`, is claimed here too, so two awfs cannot both start attempt n.
 
+// A refusal is returned once per `awf run`, on its way to being printed: its size does not matter.
+#![allow(clippy::result_large_err)]
+
 use std::collections::HashMap;
 use std::path::Path;
 use std::time::SystemTime;

@@ -242,6 +242,7 @@ async fn new_run_input(
 }
 
 /// The new run's id: `--id`, else the workflow's `id(input)`, else a sortable generated one.
+#[allow(clippy::result_large_err)] // returned once, on its way to being printed
 fn run_id(given: Option<&str>, derived: Option<String>) -> Result<String, JsError> {
     let (id, from) = match (given, derived) {
         (Some(id), _) => (id.to_string(), "--id"),
