@@ -90,8 +90,13 @@ declare module "awf:ops" {
   export function agent_run(request: { run: number; agent: string; prompt: unknown; schema: unknown; timeout: unknown }): Pending<unknown>;
   export function agent_close(agent: { run: number; agent: string }): Pending<void>;
 
+  // workflow/stages
+  export function stage_enter(args: { run: number; name: unknown }): { reuse: false } | { reuse: true; attempt: number; hasValue: boolean; value?: unknown };
+  export function stage_decide(args: { run: number; name: string; problems: string[] }): boolean;
+  export function stage_end(args: { run: number; name: string; outcome: "succeeded" | "failed" | "stopped"; value?: unknown; summary?: string; reason?: string }): void;
+
   // agentswf/testing
-  export function test_run_open(options: { name: string; file: string; cwd: string | null; timeoutMs: number }): unknown;
+  export function test_run_open(options: { name: string; file: string; cwd: string | null; timeoutMs: number; recorded: Record<string, unknown> | null; fromStage: string | null }): unknown;
   export function test_run_close(run: { run: number }): Pending<void>;
   export function test_exchange(exchange: { run: number; agent: string; request: object }): Pending<unknown>;
   export function run_events(run: number, from: number): unknown;

@@ -1,15 +1,18 @@
 // awf:runner — the JS half of `awf run`: import the workflow file, check its default export,
-// then (once the host has opened the run's records) call prepare and run.
+// call prepare (and id) for a new run, then, once the host has opened the run's records, run.
 //
-// runtime/src/workflow/mod.rs drives it: `loadWorkflow` first, for meta.name; then
-// `runWorkflow` with the handle of the run it opened. Errors thrown here keep their stack, so
-// the host prints the author's .ts lines; a failure of prepare has the code `prepare-failed`,
-// which the host reports as a usage error rather than a failed run.
+// runtime/src/workflow/mod.rs drives it: `loadWorkflow` first, for meta.name; `prepareInput`
+// for a new run (a continued one reuses its first attempt's input); then `runWorkflow` with the
+// handle of the attempt it opened. Errors thrown here keep their stack, so the host prints the
+// author's .ts lines; a failure of prepare or id has the code `prepare-failed`, which the host
+// reports as a usage error rather than a failed run. `wf.stop(reason)` ends `runWorkflow` with
+// the code `stopped`.
 
 import * as ops from "awf:ops";
 import { AwfError } from "./core.ts";
 import { isWorkflow, type Workflow } from "./agentswf/workflow.ts";
 import { createContext } from "./workflow/context.ts";
+import { isStop, type StopState } from "./workflow/stages.ts";
 
 let loaded: Workflow<unknown, unknown> | undefined;
 
@@ -32,9 +35,10 @@ export async function loadWorkflow({ file, shown }: { file: string; shown: strin
   return { name: loaded.meta.name, description: loaded.meta.description };
 }
 
-export async function runWorkflow({ run, argv, cwd }: { run: number; argv: string[]; cwd: string }): Promise<unknown> {
+/** A new run's input, and the run id the workflow's `id(input)` derives from it. */
+export async function prepareInput({ argv, cwd }: { argv: string[]; cwd: string }): Promise<{ input: unknown; id?: string }> {
   const workflow = loaded;
-  if (!workflow) throw new AwfError("internal", "runWorkflow before loadWorkflow");
+  if (!workflow) throw new AwfError("internal", "prepareInput before loadWorkflow");
   let input: unknown;
   try {
     input = workflow.prepare ? await workflow.prepare({ argv, cwd }) : { argv };
@@ -46,7 +50,34 @@ export async function runWorkflow({ run, argv, cwd }: { run: number; argv: strin
   } catch (error) {
     throw new AwfError("prepare-failed", `prepare() returned an input that is not JSON: ${(error as Error).message}`);
   }
-  const value = await workflow.run(createContext(run), input);
+  if (!workflow.id) return { input };
+  let id: unknown;
+  try {
+    id = await workflow.id(input);
+  } catch (error) {
+    const failed = new AwfError("prepare-failed", `id(input) threw: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    if (error instanceof Error && typeof error.stack === "string") failed.stack = error.stack;
+    throw located(failed, "id(input) derives the run's id from its input, e.g. a ticket key; `awf run --id ID` names the run instead");
+  }
+  if (typeof id !== "string") {
+    throw located(new AwfError("prepare-failed", `id(input) returned ${id === null ? "null" : typeof id}, not a string`), "return the run's id as a string, e.g. input.ticket");
+  }
+  return { input, id };
+}
+
+export async function runWorkflow({ run, input }: { run: number; input: unknown }): Promise<unknown> {
+  const workflow = loaded;
+  if (!workflow) throw new AwfError("internal", "runWorkflow before loadWorkflow");
+  const stops: StopState = {};
+  let value: unknown;
+  try {
+    value = await workflow.run(createContext(run, stops), input);
+  } catch (error) {
+    if (isStop(error)) throw new AwfError("stopped", error.reason);
+    if (stops.stopped) throw stopCaught(stops.stopped.reason, error);
+    throw error;
+  }
+  if (stops.stopped) throw stopCaught(stops.stopped.reason, undefined);
   try {
     return ops.check_json(value);
   } catch (error) {
@@ -55,6 +86,15 @@ export async function runWorkflow({ run, argv, cwd }: { run: number; argv: strin
       `run() returned a result that is not JSON: ${(error as Error).message}`,
     );
   }
+}
+
+/** wf.stop was called, but the workflow caught its signal and went on. */
+function stopCaught(reason: string, error: unknown): AwfError {
+  const after = error === undefined ? "returned" : `threw ${error instanceof Error ? error.message : String(error)}`;
+  return located(
+    new AwfError("stop-caught", `wf.stop(${JSON.stringify(reason)}) was called, but the workflow caught it and ${after}`),
+    "let wf.stop's throw pass: a catch around it should rethrow what it does not handle",
+  );
 }
 
 /**

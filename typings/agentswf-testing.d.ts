@@ -66,6 +66,25 @@ declare module "agentswf/testing" {
     cwd?: string;
     /** How long turns may be in flight with nothing happening before the test fails (default `"2s"`). */
     stall?: string | number;
+    /**
+     * Stage name to the value an earlier attempt recorded (`undefined` for a stage without a
+     * result): the run is attempt 2 of a continue that reuses these stages.
+     */
+    recorded?: { [stage: string]: JsonValue | undefined };
+    /** Redo from this stage on, as `awf run --continue --from-stage`. */
+    fromStage?: string;
+  }
+
+  /** What a tested attempt did with one stage, in the order stages were entered. */
+  export interface StageRecord {
+    stage: string;
+    /** `ran`: its work was called; `reused`: a recorded value was used. */
+    source: "ran" | "reused";
+    outcome: "succeeded" | "failed" | "stopped" | "running";
+    value?: JsonValue;
+    reason?: string;
+    /** Why a recorded stage ran again. */
+    because?: string;
   }
 
   /** One turn of a tested run. */
@@ -96,8 +115,14 @@ declare module "agentswf/testing" {
   }
 
   export interface TestRun<Result> {
-    /** The workflow's result; throws (with the workflow's error as `cause`) if it threw. */
+    /** The workflow's result; throws (with the workflow's error as `cause`) if it threw or stopped. */
     readonly value: Result;
+    /** 1, or 2 when the test gave `recorded` or `fromStage`. */
+    readonly attempt: number;
+    /** Each stage entered, in order. */
+    readonly stages: StageRecord[];
+    /** Set when the workflow called `wf.stop`. */
+    readonly stopped?: { reason: string; stage?: string };
     /** Every turn, in the order they started. */
     readonly turns: TurnRecord[];
     /** Every tool call, refusals too. */

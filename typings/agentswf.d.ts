@@ -66,6 +66,11 @@ declare module "agentswf" {
     meta: WorkflowMeta;
     /** Turns the command line into `run`'s input; without it the input is `{ argv }`. */
     prepare?: (context: PrepareContext) => Input | Promise<Input>;
+    /**
+     * The run's id, derived from its input (e.g. a ticket key): 1 to 128 letters, digits, `.`,
+     * `_` or `-`. `awf run --id` overrides it; without either, an id is generated.
+     */
+    id?: (input: Input) => string | Promise<string>;
     /** The workflow: its JSON result is printed by `awf run` and kept in output.json. */
     run: (wf: WorkflowContext, input: Input) => Result | Promise<Result>;
   }
@@ -82,8 +87,10 @@ declare module "agentswf" {
 
   /** The `wf` a workflow's `run` receives. */
   export interface WorkflowContext {
-    /** The run's id, which names its folder under `.awf/runs/<name>/`. */
+    /** The run's id, which names its folder under `.awf/runs/<name>/`; the same in every attempt. */
     readonly runId: string;
+    /** 1 for the run's first attempt; each `awf run --continue` adds one. */
+    readonly attempt: number;
     /** `meta.name`. */
     readonly workflow: string;
     /** The run's working directory. */
@@ -94,6 +101,27 @@ declare module "agentswf" {
     log(message: string, fields?: { [key: string]: JsonValue | undefined }): void;
     /** Opens agents and gives them turns (see the agents section below). */
     readonly agents: AgentDirectory;
+    /**
+     * A step whose end is recorded. On `awf run --continue` a stage an earlier attempt finished
+     * is reused: `work` is not called. Names match `^[a-z][a-z0-9-]*$`, once per attempt; stages
+     * do not nest. Without options the work returns nothing.
+     */
+    stage(name: string, work: () => void | Promise<void>): Promise<void>;
+    /**
+     * A stage with a value: JSON, checked against `result` when recorded and when reused;
+     * resolves with it (the recorded one when reused).
+     */
+    stage<T>(name: string, options: StageOptions<T>, work: () => T | Promise<T>): Promise<T>;
+    /** Ends the attempt as `stopped` (exit 3), recorded with the stage it is in. Never returns. */
+    stop(reason: string): never;
+  }
+
+  /** The options of a stage with a value. */
+  export interface StageOptions<T> {
+    /** The value's schema: a `typed(...)` value or a JSON Schema. */
+    result: Typed<T> | TSchema;
+    /** A line that says what the value was, kept in the stage's record. */
+    summary?: (value: T) => string;
   }
 
   // -------------------------------------------------------------------------------------------

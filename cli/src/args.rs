@@ -55,6 +55,8 @@ pub enum Command {
     Run(RunArgs),
     /// Show a run's events: agents, turns, answers, tool calls, logs
     Logs(LogsArgs),
+    /// List the runs under the current directory: status, attempts, stage, and how to continue
+    Runs(RunsArgs),
     /// Run test files (*.test.ts, *.spec.ts) with the bun:test API
     Test(TestArgs),
     /// Check the agent CLIs awf drives: installed, version, login or endpoint, capabilities
@@ -132,8 +134,23 @@ pub struct LogsArgs {
 
 #[derive(Args, Debug)]
 #[command(
+    long_about = "List the runs recorded under <cwd>/.awf/runs, the latest attempted first: workflow, run id, status (running, completed, failed, stopped, cancelled, timed-out, interrupted), attempts, the stage reached, when it started, the time its attempts took, and the command that continues it.\n\nThe status is read from the run's records and whether the awf running it is alive: an attempt whose awf died (kill -9, a crash) shows interrupted.",
+    after_help = "Examples:\n  awf runs\n  awf runs --json | jq '.[] | select(.status == \"failed\") | .continue'"
+)]
+pub struct RunsArgs {
+    /// Where to look for .awf/runs [default: the current directory]
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+
+    /// Print the list as JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+#[command(
     long_about = "Run a workflow file and print its result as JSON on stdout.\n\nThe file's default export is defineWorkflow({ meta, prepare?, run }). prepare({ argv, cwd }) turns the words after `--` into run's input (without prepare the input is { argv }). Logs and console output go to stderr; the run is recorded in <cwd>/.awf/runs/<meta.name>/<run-id>/.",
-    after_help = "Exit codes:\n  0      completed; the result is on stdout\n  1      failed (run threw, or returned a value that is not JSON) or timed out\n  2      usage error, or the file is not a usable workflow (syntax, imports, default export, meta)\n  N      the workflow called process.exit(N)\n  128+N  cancelled by signal N (130 for Ctrl-C)\n\nExamples:\n  awf run examples/hello/hello.ts -- world\n  awf run review.ts --cwd ../repo --timeout 1h --json"
+    after_help = "Exit codes:\n  0      completed; the result is on stdout\n  1      failed (run threw, or returned a value that is not JSON) or timed out\n  2      usage error, refused (--continue of a running run, ...), or the file is not a usable workflow (syntax, imports, default export, meta)\n  3      stopped by the workflow (wf.stop)\n  N      the workflow called process.exit(N)\n  128+N  cancelled by signal N (130 for Ctrl-C)\n\nExamples:\n  awf run examples/hello/hello.ts -- world\n  awf run review.ts --cwd ../repo --timeout 1h --json\n  awf run review.ts --continue            the latest run of review.ts here, from its first unfinished stage\n  awf run review.ts --continue PROJ-12 --from-stage test"
 )]
 pub struct RunArgs {
     /// The workflow file (.ts, .mts, .js or .mjs)
@@ -164,6 +181,24 @@ pub struct RunArgs {
     /// Also show what each agent writes on stderr and what it says, as it comes
     #[arg(long, short)]
     pub verbose: bool,
+
+    /// The new run's id (letters, digits, '.', '_', '-') [default: the workflow's id(input), else
+    /// a sortable generated one]
+    #[arg(long, value_name = "ID", conflicts_with = "continue_run")]
+    pub id: Option<String>,
+
+    /// Start a new attempt of run ID (alone: the latest run of this workflow here), with its
+    /// input and cwd; stages it finished are reused
+    #[arg(long = "continue", value_name = "ID", num_args = 0..=1, default_missing_value = "")]
+    pub continue_run: Option<String>,
+
+    /// With --continue: redo from this stage on, reusing only the stages before it
+    #[arg(long, value_name = "STAGE", requires = "continue_run")]
+    pub from_stage: Option<String>,
+
+    /// With --continue: reuse no stage, run every one again
+    #[arg(long, requires = "continue_run", conflicts_with = "from_stage")]
+    pub fresh_stages: bool,
 
     /// Run workflow and handler code deny-by-default: files, network, child processes and
     /// environment variables only as the --allow-* flags grant (any --allow-* implies it);

@@ -11,6 +11,7 @@ import * as ops from "awf:ops";
 import { opAsync, onRequest, startTimer, clearTimer, unrefTimer } from "../core.ts";
 import { isTyped, isWorkflow, type Typed, type Workflow } from "./workflow.ts";
 import { createContext } from "../workflow/context.ts";
+import { isStop, type StopState } from "../workflow/stages.ts";
 
 const SCRIPT = Symbol.for("awf.script");
 
@@ -101,6 +102,27 @@ export interface TestOptions {
   cwd?: string;
   /** How long turns may be in flight with nothing happening before the test fails (default 2s). */
   stall?: string | number;
+  /**
+   * Stage name to the value an earlier attempt recorded (`undefined` for a stage without a
+   * result): the run is attempt 2 of a continue, and these stages are reused (their values
+   * checked against the stages' result schemas) up to the first stage not listed.
+   */
+  recorded?: Record<string, unknown>;
+  /** With or without `recorded`: redo from this stage on, as `awf run --continue --from-stage`. */
+  fromStage?: string;
+}
+
+/** What a tested attempt did with one stage, in the order stages were entered. */
+export interface StageRecord {
+  stage: string;
+  /** `ran`: its work was called; `reused`: a recorded value was used instead. */
+  source: "ran" | "reused";
+  outcome: "succeeded" | "failed" | "stopped" | "running";
+  /** The stage's value, when it succeeded with a result schema. */
+  value?: unknown;
+  reason?: string;
+  /** Why a recorded stage ran again (its value no longer fit the schema). */
+  because?: string;
 }
 
 export interface TurnRecord {
@@ -133,11 +155,22 @@ export class TestRun<R = unknown> {
   readonly turns: TurnRecord[];
   readonly calls: CallRecord[];
   readonly logs: { message: string; fields?: Record<string, unknown> }[];
+  /** The attempt: 1, or 2 when the test gave `recorded` or `fromStage`. */
+  readonly attempt: number;
+  readonly stages: StageRecord[];
+  /** Set when the workflow called `wf.stop(reason)`: its reason and the stage it stopped in. */
+  readonly stopped?: { reason: string; stage?: string };
 
-  constructor(result: { value?: R; error?: unknown; failed: boolean }, events: Record<string, any>[], prompts: Map<string, { prompt: string; schema: object | null }>) {
+  constructor(result: { value?: R; error?: unknown; failed: boolean; stopped?: string }, events: Record<string, any>[], prompts: Map<string, { prompt: string; schema: object | null }>, attempt: number, values: Map<string, unknown>) {
     this.#value = result.value;
     this.#error = result.error;
     this.#failed = result.failed;
+    this.attempt = attempt;
+    this.stages = stageRecords(events, values);
+    if (result.stopped !== undefined) {
+      const stage = this.stages.find((s) => s.outcome === "stopped")?.stage;
+      this.stopped = stage === undefined ? { reason: result.stopped } : { reason: result.stopped, stage };
+    }
     this.turns = turnRecords(events, prompts);
     this.calls = callRecords(events);
     this.logs = events
@@ -145,8 +178,9 @@ export class TestRun<R = unknown> {
       .map((e) => (e.fields ? { message: e.message, fields: e.fields } : { message: e.message }));
   }
 
-  /** The workflow's result; throws (with the workflow's error as `cause`) if it threw. */
+  /** The workflow's result; throws (with the workflow's error as `cause`) if it threw or stopped. */
   get value(): R {
+    if (this.stopped) throw new Error(`the workflow stopped: ${this.stopped.reason}`);
     if (this.#failed) {
       const message = this.#error instanceof Error ? this.#error.message : String(this.#error);
       throw new Error(`the workflow failed: ${message}`, { cause: this.#error });
@@ -176,6 +210,30 @@ function turnRecords(events: Record<string, any>[], prompts: Map<string, { promp
     }
   }
   return [...records.values()];
+}
+
+function stageRecords(events: Record<string, any>[], values: Map<string, unknown>): StageRecord[] {
+  const stages: StageRecord[] = [];
+  const open = new Map<string, StageRecord>();
+  for (const e of events) {
+    if (e.event === "stage-reused") {
+      const record: StageRecord = { stage: e.stage, source: "reused", outcome: "succeeded" };
+      if (values.get(e.stage) !== undefined) record.value = values.get(e.stage);
+      stages.push(record);
+    } else if (e.event === "stage-started") {
+      const record: StageRecord = { stage: e.stage, source: "ran", outcome: "running" };
+      if (e.because) record.because = e.because;
+      open.set(e.stage, record);
+      stages.push(record);
+    } else if (e.event === "stage-ended") {
+      const record = open.get(e.stage);
+      if (!record) continue;
+      record.outcome = e.outcome;
+      if (e.reason) record.reason = e.reason;
+      if (e.outcome === "succeeded" && values.get(e.stage) !== undefined) record.value = values.get(e.stage);
+    }
+  }
+  return stages;
 }
 
 function callRecords(events: Record<string, any>[]): CallRecord[] {
@@ -250,7 +308,18 @@ export async function testWorkflow<R = unknown>(workflow: Workflow<any, R>, ...r
       if (!isEntry(entry)) throw new TypeError(`testWorkflow: the script for agent "${key}" must be answer(...) or reply.*(), or a list of them`);
     }
   }
-  const opened = ops.test_run_open({ name: workflow.meta.name, file: "", cwd: options.cwd ?? null, timeoutMs: millis(options.timeout, 30 * 60_000) }) as { run: number; runId: string; cwd: string };
+  const recorded = recordedValues(options.recorded);
+  if (options.fromStage !== undefined && typeof options.fromStage !== "string") {
+    throw new TypeError("testWorkflow: fromStage must be a stage name");
+  }
+  const opened = ops.test_run_open({
+    name: workflow.meta.name,
+    file: "",
+    cwd: options.cwd ?? null,
+    timeoutMs: millis(options.timeout, 30 * 60_000),
+    recorded,
+    fromStage: options.fromStage ?? null,
+  }) as { run: number; runId: string; cwd: string; attempt: number };
   let failure: { error: unknown } | undefined;
   let failTest: (error: unknown) => void = () => {};
   const failed = new Promise<never>((_, reject) => {
@@ -265,17 +334,26 @@ export async function testWorkflow<R = unknown>(workflow: Workflow<any, R>, ...r
   const state: ScriptedRun = { handle: opened.run, agents, used: new Map(), prompts: new Map(), aborts: new Map(), fail: (e) => failTest(e) };
   runs.set(opened.runId, state);
   const stall = watchForStall(opened.run, millis(options.stall, 2000), failTest);
-  let result: { value?: R; error?: unknown; failed: boolean };
+  let result: { value?: R; error?: unknown; failed: boolean; stopped?: string };
+  const stops: StopState = { values: new Map() };
   try {
     const running = (async () => {
       const input = hasInput ? rest[0] : workflow.prepare ? await workflow.prepare({ argv: [], cwd: opened.cwd }) : { argv: [] };
-      const value = await workflow.run(createContext(opened.run), input);
+      let value: unknown;
+      try {
+        value = await workflow.run(createContext(opened.run, stops), input);
+      } catch (error) {
+        if (isStop(error)) throw error;
+        if (stops.stopped) throw new Error(`wf.stop(${JSON.stringify(stops.stopped.reason)}) was called, but the workflow caught it and threw ${error instanceof Error ? error.message : String(error)}`);
+        throw error;
+      }
+      if (stops.stopped) throw new Error(`wf.stop(${JSON.stringify(stops.stopped.reason)}) was called, but the workflow caught it and returned`);
       return ops.check_json(value) as R;
     })();
     running.catch(() => {});
     result = await Promise.race([running, failed]).then(
       (value) => ({ value, failed: false }),
-      (error) => ({ error, failed: true }),
+      (error) => (isStop(error) ? { failed: false, stopped: error.reason } : { error, failed: true }),
     );
   } finally {
     clearTimer(stall);
@@ -286,10 +364,27 @@ export async function testWorkflow<R = unknown>(workflow: Workflow<any, R>, ...r
   const unused = unusedEntries(state);
   if (unused) throw placedAt(new ScriptFailure(unused), callSite);
   const events = ops.run_events(opened.run, 0) as Record<string, any>[];
-  return new TestRun<R>(result, events, state.prompts);
+  return new TestRun<R>(result, events, state.prompts, opened.attempt, stops.values!);
 }
 
-const OPTION_NAMES = ["agents", "timeout", "cwd", "stall"];
+/** `recorded` as the host takes it: stage name to JSON, `null` for a stage without a value. */
+function recordedValues(recorded: unknown): Record<string, unknown> | null {
+  if (recorded === undefined) return null;
+  if (typeof recorded !== "object" || recorded === null || Array.isArray(recorded)) {
+    throw new TypeError("testWorkflow: recorded must be an object of stage name to recorded value, e.g. { plan: { steps: [] } }");
+  }
+  const out: Record<string, unknown> = {};
+  for (const [stage, value] of Object.entries(recorded)) {
+    try {
+      out[stage] = value === undefined ? null : ops.check_json(value);
+    } catch (error) {
+      throw new TypeError(`testWorkflow: recorded.${stage} is not JSON: ${(error as Error).message}`);
+    }
+  }
+  return out;
+}
+
+const OPTION_NAMES = ["agents", "timeout", "cwd", "stall", "recorded", "fromStage"];
 
 /** Refuses an options object with other keys: most often an input passed without options. */
 function checkOptions(options: unknown, hasInput: boolean): void {

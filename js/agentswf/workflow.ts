@@ -30,6 +30,8 @@ export interface PrepareContext {
 export interface WorkflowSpec<Input, Result> {
   meta: WorkflowMeta;
   prepare?: (context: PrepareContext) => Input | Promise<Input>;
+  /** The run's id, derived from its input (e.g. a ticket key); `awf run --id` overrides it. */
+  id?: (input: Input) => string | Promise<string>;
   run: (wf: any, input: Input) => Result | Promise<Result>;
 }
 
@@ -65,6 +67,9 @@ export function defineWorkflow<Input = { argv: string[] }, Result = unknown>(
   }
   if (typeof spec.run !== "function") {
     throw invalid("defineWorkflow(spec): spec.run must be a function: async run(wf, input) { ... }");
+  }
+  if (spec.id !== undefined && typeof spec.id !== "function") {
+    throw invalid("defineWorkflow(spec): spec.id must be a function (input) => run id, or left out");
   }
   if (spec.prepare !== undefined && typeof spec.prepare !== "function") {
     throw invalid("defineWorkflow(spec): spec.prepare must be a function ({ argv, cwd }) => input, or left out");

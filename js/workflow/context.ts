@@ -1,10 +1,14 @@
-// The `wf` object a workflow's run() receives: the run's facts, its log and its agents.
+// The `wf` object a workflow's run() receives: the run's facts, its log, its agents, its
+// stages and `stop`.
 
 import * as ops from "awf:ops";
 import { createAgents, type AgentDirectory } from "./agents.ts";
+import { createStages, type StageOptions, type StopState } from "./stages.ts";
 
 export interface WorkflowContext {
   readonly runId: string;
+  /** 1 for a run's first attempt; each `awf run --continue` adds one. */
+  readonly attempt: number;
   readonly workflow: string;
   readonly cwd: string;
   /** The run's deadline, in Unix milliseconds. */
@@ -13,12 +17,19 @@ export interface WorkflowContext {
   log(message: string, fields?: Record<string, unknown>): void;
   /** Opens agents and gives them turns. */
   readonly agents: AgentDirectory;
+  /** A step whose end is recorded; a continued run reuses it instead of doing it again. */
+  stage(name: string, work: () => unknown): Promise<void>;
+  stage<T>(name: string, options: StageOptions<T>, work: () => T | Promise<T>): Promise<T>;
+  /** Ends the attempt as `stopped` (exit 3), recorded with its stage. */
+  stop(reason: string): never;
 }
 
-export function createContext(run: number): WorkflowContext {
-  const info = ops.run_info(run) as { runId: string; workflow: string; cwd: string; deadline: number };
+export function createContext(run: number, stops: StopState = {}): WorkflowContext {
+  const info = ops.run_info(run) as { runId: string; attempt: number; workflow: string; cwd: string; deadline: number };
+  const { stage, stop } = createStages(run, stops);
   return Object.freeze({
     runId: info.runId,
+    attempt: info.attempt,
     workflow: info.workflow,
     cwd: info.cwd,
     deadline: info.deadline,
@@ -26,5 +37,7 @@ export function createContext(run: number): WorkflowContext {
       ops.run_log(run, message, fields);
     },
     agents: createAgents(run, info.runId),
+    stage: stage as WorkflowContext["stage"],
+    stop,
   });
 }

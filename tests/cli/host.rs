@@ -185,6 +185,7 @@ awf: run failed: run() can never finish: it awaits a promise that nothing will s
 
 hint: no timer, agent turn or I/O was pending; look for a promise that is never resolved, or an await on something that never happens
 awf: records in .awf/runs/stuck/[RUN_ID]
+awf: to go on: awf run wf.ts --continue [RUN_ID]
 ",
     );
 }
@@ -215,6 +216,7 @@ fn a_throw_in_a_timer_callback_fails_the_run() {
 awf: run failed: RangeError: thrown in a timer
     at <anonymous> (wf.ts:5:17)
 awf: records in .awf/runs/timer-throws/[RUN_ID]
+awf: to go on: awf run wf.ts --continue [RUN_ID]
 ",
     );
     assert!(

@@ -21,6 +21,8 @@ mod typescript;
 mod host;
 // The run folder: run.json, events.jsonl, output.json, the .gitignore.
 mod records;
+// Stages, wf.stop, run ids, --continue and its refusals, `awf runs`, kill -9 mid-stage.
+mod stages;
 // typed(): compile once, refuse an invalid schema, field-level error lines; tool() checks.
 mod typed;
 // The built-in typebox against the real npm typebox 1.x (node), on tests/fixtures/typebox.

@@ -61,7 +61,7 @@ fn a_completed_run_leaves_run_json_events_and_output() {
     names.sort();
     assert_eq!(
         names,
-        ["events.jsonl", "output.json", "run.json"],
+        ["attempts", "events.jsonl", "output.json", "run.json"],
         "no temp files left"
     );
     let run_id = run_dir.file_name().unwrap().to_string_lossy().into_owned();
@@ -77,20 +77,24 @@ fn a_completed_run_leaves_run_json_events_and_output() {
   "argv": [
     "w1"
   ],
-  "timeoutMs": 90000,
-  "startedAt": "[TIME]",
-  "awf": {
-    "pid": [PID],
-    "start": [START]
-  }
+  "input": {
+    "argv": [
+      "w1"
+    ]
+  },
+  "startedAt": "[TIME]"
 }
 "#
     );
+    let attempt = read_json(&run_dir.join("attempts/1.json"));
+    assert_eq!(attempt["flags"], json!({"timeoutMs": 90000}));
+    assert_eq!(attempt["outcome"], json!("completed"));
+    assert!(attempt["awf"]["pid"].is_number(), "{attempt}");
     assert_eq!(
         filtered_json(&run_dir.join("events.jsonl"), &root),
-        r#"{"at":"[TIME]","event":"run-started","runId":"[RUN_ID]","workflow":"records","file":"[TMP]/wf.ts","cwd":"[TMP]","argv":["w1"]}
+        r#"{"at":"[TIME]","event":"run-started","runId":"[RUN_ID]","workflow":"records","file":"[TMP]/wf.ts","cwd":"[TMP]","argv":["w1"],"attempt":1}
 {"at":"[TIME]","event":"log","message":"working","fields":{"step":1}}
-{"at":"[TIME]","event":"run-ended","outcome":"completed"}
+{"at":"[TIME]","event":"run-ended","outcome":"completed","attempt":1}
 "#
     );
     let output = read_json(&run_dir.join("output.json"));

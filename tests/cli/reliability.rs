@@ -398,7 +398,8 @@ fn run_folders_and_records_are_private() {
     let dir = project.only_run_dir("t");
     let mode = |p: PathBuf| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode(dir.clone()), 0o700);
-    for file in ["run.json", "events.jsonl", "output.json"] {
+    assert_eq!(mode(dir.join("attempts")), 0o700);
+    for file in ["run.json", "events.jsonl", "output.json", "attempts/1.json"] {
         assert_eq!(mode(dir.join(file)), 0o600, "{file}");
     }
 }

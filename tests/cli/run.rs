@@ -110,6 +110,7 @@ fn json_prints_the_whole_output_record() {
 {
   "version": 1,
   "runId": "[RUN_ID]",
+  "attempt": 1,
   "workflow": {
     "name": "recorded",
     "file": "[TMP]/wf.ts"
@@ -229,6 +230,7 @@ fn process_exit_ends_the_run_with_its_code() {
 --- stderr
 awf: the workflow called process.exit(7)
 awf: records in .awf/runs/exits/[RUN_ID]
+awf: to go on: awf run wf.ts --continue [RUN_ID]
 ",
     );
     let output = project.read(&format!(
@@ -270,6 +272,7 @@ awf: run timed out: the run's deadline passed before run() returned
 
 hint: give the run more time with `awf run --timeout 1h`, or shorten what it waits for
 awf: records in .awf/runs/slow/[RUN_ID]
+awf: to go on: awf run wf.ts --continue [RUN_ID]
 ",
     );
     // The deadline, then 5 s for run() to return what it has, then the end.
@@ -366,7 +369,7 @@ fn sigterm_cancels_the_run_with_128_plus_the_signal() {
     assert_eq!(status.code(), Some(128 + libc::SIGTERM), "{rest}");
     assert_eq!(
         crate::util::filter(&rest, &project.path()),
-        "awf: run cancelled\nawf: records in .awf/runs/cancelled/[RUN_ID]\n"
+        "awf: run cancelled\nawf: records in .awf/runs/cancelled/[RUN_ID]\nawf: to go on: awf run wf.ts --continue [RUN_ID]\n"
     );
     let output =
         std::fs::read_to_string(project.only_run_dir("cancelled").join("output.json")).unwrap();

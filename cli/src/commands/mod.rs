@@ -4,6 +4,7 @@ pub mod doctor;
 pub mod init;
 pub mod logs;
 pub mod run;
+pub mod runs;
 pub mod shell;
 pub mod test;
 pub mod typings;

@@ -10,7 +10,7 @@ use awf_runtime::duration::parse_timeout;
 use awf_runtime::harness::RuntimeOverrides;
 use awf_runtime::js::{Grant, Permissions, SandboxGrants};
 use awf_runtime::progress::{summary, LiveView, ViewOptions};
-use awf_runtime::workflow::{self, Ending, RunOptions};
+use awf_runtime::workflow::{self, ContinueWhich, Ending, RunOptions};
 
 use crate::args::{ColorChoice, RunArgs};
 use crate::failure::Failure;
@@ -20,11 +20,16 @@ pub fn run(args: RunArgs, color: ColorChoice) -> i32 {
 }
 
 fn start(args: RunArgs, color: ColorChoice) -> Result<i32, Failure> {
+    let cwd_given = args.cwd.is_some();
     let cwd = resolve_cwd(args.cwd.clone())?;
+    let permissions = sandbox(&args, &cwd);
+    let continue_run = args.continue_run.map(|id| match id.as_str() {
+        "" => ContinueWhich::Latest,
+        _ => ContinueWhich::Id(id),
+    });
     let timeout =
         parse_timeout(&args.timeout).map_err(|e| Failure::usage(anyhow!("--timeout: {e}")))?;
     let overrides = runtime_overrides(&args.runtimes)?;
-    let permissions = sandbox(&args, &cwd);
     let terminal = std::io::stderr().is_terminal();
     let view = (!args.quiet).then(|| {
         Arc::new(LiveView::new(ViewOptions {
@@ -44,6 +49,11 @@ fn start(args: RunArgs, color: ColorChoice) -> Result<i32, Failure> {
             .clone()
             .map(|view| view as Arc<dyn awf_runtime::records::RunObserver>),
         process_exits_after: true,
+        id: args.id,
+        continue_run,
+        cwd_given,
+        from_stage: args.from_stage,
+        fresh_stages: args.fresh_stages,
     };
     // Many agents, each with connections and pipes, need more than a 1024-file default.
     awf_runtime::os::raise_open_files_limit();
@@ -72,6 +82,14 @@ fn start(args: RunArgs, color: ColorChoice) -> Result<i32, Failure> {
             eprintln!("awf: records in {}", shown.display());
         }
         _ => {}
+    }
+    if let Some(command) = report
+        .run_dir
+        .as_deref()
+        .and_then(awf_runtime::records::status::status_of)
+        .and_then(|status| status.continue_command(&cwd))
+    {
+        eprintln!("awf: to go on: {command}");
     }
     // Agent processes and their pumps live on the runtime; do not wait for stragglers.
     runtime.shutdown_background();
@@ -158,6 +176,7 @@ fn print_report(report: &workflow::RunReport, json: bool, cwd: &std::path::Path)
         let prefix = match report.ending {
             Ending::Failed => "run failed: ",
             Ending::TimedOut => "run timed out: ",
+            Ending::Stopped => "the workflow stopped: ",
             _ => "",
         };
         eprintln!("awf: {prefix}{}", error.render(cwd));

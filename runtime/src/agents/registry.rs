@@ -22,6 +22,7 @@ use crate::harness::keeper::Supervision;
 use crate::harness::registry::{OpenContext, ScriptHost};
 use crate::harness::{self, RuntimeOverrides, Usage};
 use crate::js::JsRequester;
+use crate::records::run_files::PriorSession;
 use crate::records::{Event, RunDir};
 
 /// What every agent of a run shares with the run.
@@ -38,6 +39,9 @@ pub struct RunLink {
     pub overrides: RuntimeOverrides,
     /// A test run: every agent is played by the test's scripts (js/agentswf/testing.ts).
     pub scripted: bool,
+    /// A continued run: the native session each agent key had in an earlier attempt; an agent
+    /// opened under that key resumes it when its harness is the same and can resume.
+    pub resume: HashMap<String, PriorSession>,
 }
 
 /// What awf could not set up for an agent.
@@ -182,7 +186,28 @@ impl Agents {
             tools: agent.tools.names(),
             tracking: agent.supervision.tracking().to_string(),
         });
+        self.resume_prior_session(&agent);
         Ok(agent)
+    }
+
+    /// In a continued run, gives the agent the native session its key had in an earlier
+    /// attempt, so that its next turn resumes it (the agent remembers).
+    fn resume_prior_session(&self, agent: &Agent) {
+        let Some(prior) = self.link.resume.get(&agent.key) else {
+            return;
+        };
+        if prior.harness != agent.harness.name() || !agent.harness.capabilities().resume.given() {
+            return;
+        }
+        if let Ok(mut native) = agent.native.try_lock() {
+            native.id = Some(prior.session.clone());
+        }
+        agent.record(&Event::AgentResumed {
+            agent: agent.key.clone(),
+            harness: prior.harness.clone(),
+            session: prior.session.clone(),
+            from_attempt: prior.attempt,
+        });
     }
 
     pub fn get(&self, key: &str) -> Option<Arc<Agent>> {

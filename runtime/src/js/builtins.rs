@@ -62,6 +62,7 @@ const SOURCES: &[(&str, &str)] = builtins![
     "workflow/agents",
     "workflow/context",
     "workflow/tools",
+    "workflow/stages",
     "typebox",
     "test/bun_test",
     "test/each_name",

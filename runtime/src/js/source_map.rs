@@ -87,6 +87,14 @@ impl SourceRegistry {
         loaded.source.lines().nth(line.checked_sub(1)? as usize)
     }
 
+    /// The files loaded from disk (modules named by absolute path) and their text.
+    pub fn files(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.modules
+            .iter()
+            .filter(|(name, _)| name.starts_with('/'))
+            .map(|(name, loaded)| (name.as_str(), &*loaded.source))
+    }
+
     pub fn contains(&self, name: &str) -> bool {
         self.modules.contains_key(name)
     }

@@ -117,6 +117,28 @@ impl Board {
                 Change::Ended
             }
             "log" => Change::Line(log_line(text("message"), event.get("fields"))),
+            "stage-started" => Change::Line(match event.get("because").and_then(Value::as_str) {
+                Some(because) => format!("stage {} runs again: {because}", text("stage")),
+                None => format!("stage {}", text("stage")),
+            }),
+            "stage-ended" => Change::Line(format!(
+                "stage {} {}{}",
+                text("stage"),
+                text("outcome"),
+                event
+                    .get("reason")
+                    .and_then(Value::as_str)
+                    .map(|r| format!(": {r}"))
+                    .unwrap_or_default()
+            )),
+            "stage-reused" => Change::Line(format!(
+                "stage {} reused (finished in attempt {})",
+                text("stage"),
+                event
+                    .get("fromAttempt")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(1)
+            )),
             "agent-opened" => {
                 self.agents.push(AgentRow {
                     key: text("agent").to_string(),

@@ -1,9 +1,11 @@
 //! Whether a run's records say it ended, and closing the records of a run whose awf died
 //! (`kill -9`, a crash, the OOM killer, a reboot) as `interrupted`.
 //!
-//! A run's `run.json` names the awf process that runs it (pid and start time, so a reused pid is
-//! not taken for it). Records without a `run-ended` event whose awf is gone get one, with outcome
-//! `interrupted`, and an output.json saying the same; `awf logs` and a later `awf run` do this.
+//! A run's highest attempt record names the awf process that runs it (pid and start time, so a
+//! reused pid is not taken for it). Records without a `run-ended` event whose awf is gone get
+//! one, with outcome `interrupted`, and an output.json saying the same; a later `awf run` does
+//! this. The attempt record itself is left as the dead awf left it: the run's status is derived
+//! (status.rs), and an attempt without an ending whose awf is gone reads `interrupted`.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
@@ -35,8 +37,12 @@ pub fn has_ended(dir: &Path) -> io::Result<bool> {
     Ok(serde_json::from_slice::<Value>(last).is_ok_and(|event| event["event"] == "run-ended"))
 }
 
-/// The awf process `run.json` in `dir` names, if it names one.
+/// The awf process that runs the highest attempt in `dir` (or, in records from before attempts,
+/// the one `run.json` names).
 pub fn owner(dir: &Path) -> Option<Identity> {
+    if let Some(last) = super::run_files::attempts(dir).ok()?.last() {
+        return super::run_files::owner_of(last);
+    }
     let run: Value = serde_json::from_str(&fs::read_to_string(dir.join("run.json")).ok()?).ok()?;
     Some(Identity {
         pid: run["awf"]["pid"].as_i64()? as i32,
@@ -76,18 +82,28 @@ fn close_interrupted(dir: &Path) -> io::Result<()> {
         },
     );
     events.write_all(line.as_bytes())?;
-    if !dir.join("output.json").exists() {
+    let attempts = super::run_files::attempts(dir).unwrap_or_default();
+    let last = attempts.last().cloned().unwrap_or_default();
+    let attempt = last["attempt"].as_u64().unwrap_or(1);
+    let output = super::run_files::read(&dir.join("output.json"))
+        .ok()
+        .flatten();
+    // output.json is the last ended attempt's: one from an earlier attempt is replaced.
+    let stale = output.is_none_or(|o| o["attempt"].as_u64().unwrap_or(1) < attempt);
+    if stale {
         let run: Value = fs::read_to_string(dir.join("run.json"))
             .ok()
             .and_then(|t| serde_json::from_str(&t).ok())
             .unwrap_or_default();
+        let started = last.get("startedAt").unwrap_or(&run["startedAt"]);
         let record = json!({
             "version": 1,
             "runId": run["runId"],
+            "attempt": attempt,
             "workflow": { "name": run["workflow"], "file": run["file"] },
             "cwd": run["cwd"],
             "outcome": INTERRUPTED,
-            "startedAt": run["startedAt"],
+            "startedAt": started,
             "endedAt": time::rfc3339(SystemTime::now()),
             "reason": reason,
             "records": dir.display().to_string(),

@@ -198,6 +198,38 @@ pub enum Event {
         uid: u32,
         why: String,
     },
+    /// An agent opened in a continued run picks up the native session an earlier attempt left.
+    #[serde(rename_all = "camelCase")]
+    AgentResumed {
+        agent: String,
+        harness: String,
+        session: String,
+        from_attempt: u32,
+    },
+    /// A stage's work begins (`wf.stage`); `because` says why a recorded stage runs again.
+    #[serde(rename_all = "camelCase")]
+    StageStarted {
+        stage: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        because: Option<String>,
+    },
+    #[serde(rename_all = "camelCase")]
+    StageEnded {
+        stage: String,
+        outcome: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+        duration_ms: u64,
+    },
+    /// A stage an earlier attempt finished, reused without running its work.
+    #[serde(rename_all = "camelCase")]
+    StageReused { stage: String, from_attempt: u32 },
+    /// Files of the workflow that changed since the attempt before.
+    #[serde(rename_all = "camelCase")]
+    SourcesChanged {
+        since_attempt: u32,
+        changed: Vec<String>,
+    },
     /// The events file reached its cap: later events are dropped, the run goes on.
     #[serde(rename_all = "camelCase")]
     EventsCapped { limit_bytes: u64 },
@@ -211,10 +243,40 @@ pub enum Event {
 
 /// The full line for an event at a time, newline included.
 pub fn line(at: SystemTime, event: &Event) -> String {
+    stamped(at, event, 0, None)
+}
+
+/// Whether a line of this kind says what an attempt did, and so carries the attempt (and the
+/// stage open when it was written).
+fn says_what_an_attempt_did(event: &Event) -> bool {
+    matches!(
+        event,
+        Event::RunStarted { .. }
+            | Event::RunEnded { .. }
+            | Event::AgentOpened { .. }
+            | Event::AgentResumed { .. }
+            | Event::TurnStarted { .. }
+            | Event::TurnSettled { .. }
+            | Event::AgentSession { .. }
+            | Event::StageStarted { .. }
+            | Event::StageEnded { .. }
+            | Event::StageReused { .. }
+            | Event::SourcesChanged { .. }
+    )
+}
+
+/// The line for an event written by `attempt` (0: none) while `stage` is open.
+pub fn stamped(at: SystemTime, event: &Event, attempt: u32, stage: Option<&str>) -> String {
     let mut object = serde_json::Map::new();
     object.insert("at".into(), rfc3339(at).into());
     if let Ok(serde_json::Value::Object(fields)) = serde_json::to_value(event) {
         object.extend(fields);
+    }
+    if attempt > 0 && says_what_an_attempt_did(event) {
+        object.insert("attempt".into(), attempt.into());
+        if let Some(stage) = stage {
+            object.entry("stage").or_insert_with(|| stage.into());
+        }
     }
     let mut text = serde_json::Value::Object(object).to_string();
     text.push('\n');

@@ -1,5 +1,10 @@
-//! The run folder: `<cwd>/.awf/runs/<workflow>/<run-id>/` with `run.json`, `events.jsonl` and
-//! `output.json`.
+//! The run folder: `<cwd>/.awf/runs/<workflow>/<run-id>/` with `run.json`, `events.jsonl`,
+//! `output.json`, and one record per attempt and per stage (run_files.rs).
+//!
+//! One folder holds every attempt of a run (`awf run --continue`): events of all attempts go to
+//! the one `events.jsonl`; the lines that say what an attempt did (its start and end, agents
+//! opened and resumed, turns, native sessions, stages) carry its `attempt`, and those written
+//! while a stage is open carry the `stage`.
 //!
 //! JSON files are written whole (temp file, fsync, rename), so a reader never sees half a file;
 //! `events.jsonl` is appended one line per event, and a torn last line is skipped on read
@@ -19,12 +24,15 @@ pub mod logs;
 pub mod observer;
 
 pub mod reader;
+pub mod run_files;
+pub mod status;
 pub mod time;
 
 use std::fs::{self, DirBuilder, File, OpenOptions};
 use std::io::{self, Write};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::JoinHandle;
 use std::time::SystemTime;
@@ -45,6 +53,21 @@ pub struct RunDir {
     behind: Mutex<Vec<JoinHandle<io::Result<()>>>>,
     /// Who watches the run as it happens (`observe`).
     observer: OnceLock<Arc<dyn RunObserver>>,
+    /// The attempt that writes, and the stage open now, stamped on the lines that say what an
+    /// attempt did (`event::stamped`).
+    attempt: AtomicU32,
+    stage: Mutex<Option<String>>,
+    /// The native sessions agents reported, and the turns of the open stage: a stage's record
+    /// says which turns it gave and which sessions they ran in.
+    activity: Mutex<Activity>,
+}
+
+#[derive(Default)]
+struct Activity {
+    /// Agent key to (harness, session).
+    sessions: std::collections::BTreeMap<String, (String, String)>,
+    stage_turns: Vec<String>,
+    stage_agents: std::collections::BTreeSet<String>,
 }
 
 /// `events.jsonl` as it is appended: how much it holds against its cap.
@@ -95,18 +118,36 @@ pub fn make_private_dirs(path: &Path) -> io::Result<()> {
 }
 
 impl RunDir {
-    /// Creates `<cwd>/.awf/runs/<workflow>/<run_id>/` (0700) and its events file (0600).
+    /// Creates `<cwd>/.awf/runs/<workflow>/<run_id>/` (0700) and its events file (0600); a
+    /// folder already there is refused (`AlreadyExists`): that run id is taken.
     pub fn create(cwd: &Path, workflow: &str, run_id: &str) -> io::Result<RunDir> {
         let runs = cwd.join(RUNS_DIR);
-        make_private_dirs(&runs)?;
+        // Only the run's own folder being there means the id is taken: a file in the way of a
+        // folder above it is another error.
+        let not_taken = |e: io::Error| match e.kind() {
+            io::ErrorKind::AlreadyExists => io::Error::other(e.to_string()),
+            _ => e,
+        };
+        make_private_dirs(&runs).map_err(not_taken)?;
         let ignore = runs.join(".gitignore");
         if !ignore.exists() {
-            write_atomically(&ignore, b"*\n")?;
+            write_atomically(&ignore, b"*\n").map_err(not_taken)?;
         }
-        let path = runs.join(workflow).join(run_id);
-        make_private_dirs(&path)?;
-        // An existing folder (a reused id) keeps the mode it had: make it private too.
+        let parent = runs.join(workflow);
+        make_private_dirs(&parent).map_err(not_taken)?;
+        let path = parent.join(run_id);
+        DirBuilder::new().mode(0o700).create(&path)?;
+        // The umask may have taken bits off.
         fs::set_permissions(&path, fs::Permissions::from_mode(0o700))?;
+        RunDir::open_events(path)
+    }
+
+    /// An existing run's folder, for a new attempt of it: its events file is appended to.
+    pub fn reopen(path: &Path) -> io::Result<RunDir> {
+        RunDir::open_events(path.to_path_buf())
+    }
+
+    fn open_events(path: PathBuf) -> io::Result<RunDir> {
         let file = OpenOptions::new()
             .create(true)
             .append(true)
@@ -124,7 +165,75 @@ impl RunDir {
             kept: Mutex::new(None),
             behind: Mutex::default(),
             observer: OnceLock::new(),
+            attempt: AtomicU32::new(1),
+            stage: Mutex::new(None),
+            activity: Mutex::default(),
         })
+    }
+
+    /// The attempt whose events this folder now records.
+    pub fn set_attempt(&self, attempt: u32) {
+        self.attempt.store(attempt, Ordering::SeqCst);
+    }
+
+    pub fn attempt(&self) -> u32 {
+        self.attempt.load(Ordering::SeqCst)
+    }
+
+    /// The stage open now (`None` between stages): the lines written meanwhile carry it.
+    pub fn set_stage(&self, stage: Option<&str>) {
+        *self.stage.lock().unwrap_or_else(|e| e.into_inner()) = stage.map(str::to_string);
+        if stage.is_some() {
+            let mut activity = self.activity();
+            activity.stage_turns.clear();
+            activity.stage_agents.clear();
+        }
+    }
+
+    fn activity(&self) -> std::sync::MutexGuard<'_, Activity> {
+        self.activity.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The open stage's turns, and the native sessions of the agents that had them:
+    /// `([{agent, harness, session}], [turn ids])`.
+    pub fn stage_activity(&self) -> (Vec<serde_json::Value>, Vec<String>) {
+        let activity = self.activity();
+        let sessions = activity
+            .stage_agents
+            .iter()
+            .filter_map(|agent| {
+                let (harness, session) = activity.sessions.get(agent)?;
+                Some(serde_json::json!({ "agent": agent, "harness": harness, "session": session }))
+            })
+            .collect();
+        (sessions, activity.stage_turns.clone())
+    }
+
+    fn note_activity(&self, event: &Event) {
+        match event {
+            Event::AgentSession {
+                agent,
+                harness,
+                session,
+                ..
+            }
+            | Event::AgentResumed {
+                agent,
+                harness,
+                session,
+                ..
+            } => {
+                self.activity()
+                    .sessions
+                    .insert(agent.clone(), (harness.clone(), session.clone()));
+            }
+            Event::TurnStarted { agent, turn, .. } => {
+                let mut activity = self.activity();
+                activity.stage_turns.push(turn.clone());
+                activity.stage_agents.insert(agent.clone());
+            }
+            _ => {}
+        }
     }
 
     pub fn path(&self) -> &Path {
@@ -191,7 +300,9 @@ impl RunDir {
 
     /// Appends one event line, stamped with the time.
     pub fn append(&self, event: &Event) -> io::Result<()> {
-        let line = event::line(SystemTime::now(), event);
+        let stage = self.stage.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let line = event::stamped(SystemTime::now(), event, self.attempt(), stage.as_deref());
+        self.note_activity(event);
         let observer = self.observer.get();
         let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
         let parsed: Option<serde_json::Value> = (kept.is_some() || observer.is_some())
@@ -262,7 +373,7 @@ impl Drop for RunDir {
 }
 
 /// Pretty JSON and a final newline: how every JSON record reads.
-fn json_text(value: &serde_json::Value) -> io::Result<Vec<u8>> {
+pub(crate) fn json_text(value: &serde_json::Value) -> io::Result<Vec<u8>> {
     let mut text = serde_json::to_vec_pretty(value).map_err(io::Error::other)?;
     text.push(b'\n');
     Ok(text)
@@ -275,7 +386,7 @@ pub fn write_atomically(target: &Path, bytes: &[u8]) -> io::Result<()> {
 
 /// Writes `bytes` to a temp file beside `target` and waits until they are on disk; gives the
 /// temp file's path.
-fn write_durably(target: &Path, bytes: &[u8]) -> io::Result<PathBuf> {
+pub(crate) fn write_durably(target: &Path, bytes: &[u8]) -> io::Result<PathBuf> {
     let dir = target.parent().unwrap_or(Path::new("."));
     let name = target
         .file_name()
@@ -294,7 +405,7 @@ fn write_durably(target: &Path, bytes: &[u8]) -> io::Result<PathBuf> {
 }
 
 /// Gives the durable temp file its name: readers see the whole file or none.
-fn publish(temp: &Path, target: &Path) -> io::Result<()> {
+pub(crate) fn publish(temp: &Path, target: &Path) -> io::Result<()> {
     fs::rename(temp, target).inspect_err(|_| {
         let _ = fs::remove_file(temp);
     })

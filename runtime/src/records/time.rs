@@ -46,6 +46,28 @@ pub fn unix_millis(at: SystemTime) -> u64 {
         .unwrap_or(0)
 }
 
+/// Milliseconds since the Unix epoch of a time stamp `rfc3339` wrote; `None` for other text.
+pub fn parse_rfc3339(text: &str) -> Option<u64> {
+    let b = text.as_bytes();
+    if b.len() != 24 || b[4] != b'-' || b[10] != b'T' || b[23] != b'Z' {
+        return None;
+    }
+    let num = |from: usize, to: usize| text.get(from..to)?.parse::<i64>().ok();
+    let days = days_from_civil(num(0, 4)?, num(5, 7)?, num(8, 10)?);
+    let secs = days * 86_400 + num(11, 13)? * 3600 + num(14, 16)? * 60 + num(17, 19)?;
+    u64::try_from(secs * 1000 + num(20, 23)?).ok()
+}
+
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let year = if month <= 2 { year - 1 } else { year };
+    let era = year.div_euclid(400);
+    let yoe = year.rem_euclid(400);
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
 type Date = (i64, u32, u32);
 type Time = (u32, u32, u32);
 
@@ -86,6 +108,15 @@ mod tests {
         assert_eq!(rfc3339(at), "2026-11-29T18:30:58.123Z");
         let leap = UNIX_EPOCH + Duration::from_secs(951_782_400);
         assert_eq!(rfc3339(leap), "2000-02-29T00:00:00.000Z");
+    }
+
+    #[test]
+    fn parses_what_it_formats() {
+        for millis in [0, 951_782_400_000, 1_795_977_058_123] {
+            let at = UNIX_EPOCH + Duration::from_millis(millis);
+            assert_eq!(parse_rfc3339(&rfc3339(at)), Some(millis));
+        }
+        assert_eq!(parse_rfc3339("yesterday"), None);
     }
 
     #[test]

@@ -1,13 +1,18 @@
-//! A run of a workflow file: load it, open its records, run it under its deadline, end it.
+//! An attempt of a run of a workflow file: load it, open its records, run it under its deadline,
+//! end it.
 //!
 //! `run_file` is what `awf run` does. The JS half (js/runner.ts) imports the file, checks its
-//! default export, calls `prepare` and `run`; this half owns the run's lifecycle: the run folder
-//! and its records, the run's deadline, Ctrl-C and SIGTERM, and the ending (exit.rs) that picks
-//! the exit code. `Run` (run.rs) is the state one run's ops share.
+//! default export, calls `prepare` (and `id`) and `run`; this half owns the attempt's
+//! lifecycle: which run it is an attempt of and its records (attempt.rs), the stages it reuses
+//! (stages.rs), the source files it records (sources.rs), the deadline, Ctrl-C and SIGTERM, and
+//! the ending (exit.rs) that picks the exit code. `Run` (run.rs) is the state its ops share.
 
+pub mod attempt;
 pub mod exit;
 pub mod run;
 mod watch;
+pub mod sources;
+pub mod stages;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -18,7 +23,9 @@ use tracing::Instrument;
 
 use crate::harness::RuntimeOverrides;
 use crate::js::{CallEnd, ConsoleTarget, HostConfig, JsError, JsHost};
-use crate::records::{time, Event};
+use crate::records::{run_files, time, Event};
+pub use attempt::ContinueWhich;
+use attempt::{AttemptFacts, ContinueAsk};
 pub use exit::Ending;
 use run::{Run, RunMode, RunSpec};
 use watch::{RunWatch, Stop};
@@ -45,6 +52,16 @@ pub struct RunOptions {
     /// The process exits when the run returns (`awf run`): the JS engine's memory is left to
     /// the operating system rather than freed object by object.
     pub process_exits_after: bool,
+    /// `--id`: the new run's id.
+    pub id: Option<String>,
+    /// `--continue [ID]`: a new attempt of a run under the cwd.
+    pub continue_run: Option<ContinueWhich>,
+    /// `--cwd` was given (a continue refuses one that is not the run's).
+    pub cwd_given: bool,
+    /// `--from-stage`: redo from this stage on.
+    pub from_stage: Option<String>,
+    /// `--fresh-stages`: reuse no stage.
+    pub fresh_stages: bool,
 }
 
 /// How a run ended, for the CLI to print.
@@ -112,6 +129,52 @@ pub async fn run_file(options: RunOptions) -> RunReport {
         }
     };
     let name = meta["name"].as_str().unwrap_or_default().to_string();
+    let sources = sources::hashes(&file, host.state().sources.borrow().files());
+    let facts = AttemptFacts {
+        file: &file,
+        sources: &sources,
+        timeout_ms: options.timeout.as_millis() as u64,
+        from_stage: options.from_stage.as_deref(),
+        fresh_stages: options.fresh_stages,
+    };
+    let start = match &options.continue_run {
+        Some(which) => {
+            let ask = ContinueAsk {
+                which,
+                words: &options.words,
+                cwd_given: options.cwd_given,
+            };
+            attempt::continue_run(&options.cwd, &name, &ask, &facts)
+        }
+        None => match new_run_input(&mut host, &options).await {
+            Ok((input, derived)) => match run_id(options.id.as_deref(), derived) {
+                Ok(id) => attempt::new_run(&options.cwd, &name, id, &options.words, input, &facts),
+                Err(e) => Err(e),
+            },
+            Err(e) => Err(e),
+        },
+    };
+    let start = match start {
+        Ok(start) => start,
+        Err(e) if e.code.as_deref() == Some(attempt::UNWRITABLE) => {
+            return RunReport {
+                ending: Ending::Failed,
+                ..RunReport::invalid(e)
+            }
+        }
+        Err(e) => return RunReport::invalid(e),
+    };
+    if let Some((since, changed)) = start.changed.as_ref().filter(|(_, c)| !c.is_empty()) {
+        let reuse = if options.fresh_stages {
+            "no stage is reused (--fresh-stages)"
+        } else {
+            "finished stages are still reused, their results checked again; --fresh-stages reuses none"
+        };
+        eprintln!(
+            "awf: since attempt {since}, the workflow's files changed: {}; {reuse}",
+            changed.join(", ")
+        );
+    }
     let run = match Run::open(RunSpec {
         workflow: &name,
         file: &file,
@@ -123,6 +186,7 @@ pub async fn run_file(options: RunOptions) -> RunReport {
         mode: RunMode::Live {
             observer: options.observer.clone(),
         },
+        start,
     }) {
         Ok(run) => Arc::new(run),
         Err(e) => {
@@ -132,7 +196,7 @@ pub async fn run_file(options: RunOptions) -> RunReport {
                 error: Some(JsError::message(
                     "AwfError",
                     &format!(
-                        "cannot create the run folder under {}: {e}",
+                        "cannot write the run's records under {}: {e}",
                         options.cwd.join(crate::records::RUNS_DIR).display()
                     ),
                 )),
@@ -142,7 +206,7 @@ pub async fn run_file(options: RunOptions) -> RunReport {
         }
     };
     let handle = host.state().add_handle(run.clone());
-    let args = json!({ "run": handle, "argv": options.words, "cwd": options.cwd.display().to_string(), "runId": run.id });
+    let args = json!({ "run": handle, "input": run.input });
     let watch = RunWatch::start(run.deadline + DEADLINE_GRACE, host.interrupt_flag());
     let span = tracing::info_span!("run", id = %run.id, workflow = %run.workflow);
     let end = drive(&mut host, args, &watch)
@@ -165,6 +229,41 @@ pub async fn run_file(options: RunOptions) -> RunReport {
     span.in_scope(|| finish(&run, end))
 }
 
+/// A new run's input (prepare's, or `{ argv }`) and the id the workflow's `id(input)` derives.
+async fn new_run_input(
+    host: &mut JsHost,
+    options: &RunOptions,
+) -> Result<(Value, Option<String>), JsError> {
+    let ask = json!({ "argv": options.words, "cwd": options.cwd.display().to_string() });
+    match host.call("awf:runner", "prepareInput", ask).await {
+        CallEnd::Returned(Some(prepared)) => Ok((
+            prepared["input"].clone(),
+            prepared["id"].as_str().map(str::to_string),
+        )),
+        CallEnd::Threw(e) => Err(e),
+        other => Err(JsError::internal(&format!(
+            "preparing the input ended with {other:?}"
+        ))),
+    }
+}
+
+/// The new run's id: `--id`, else the workflow's `id(input)`, else a sortable generated one.
+#[allow(clippy::result_large_err)] // returned once, on its way to being printed
+fn run_id(given: Option<&str>, derived: Option<String>) -> Result<String, JsError> {
+    let (id, from) = match (given, derived) {
+        (Some(id), _) => (id.to_string(), "--id"),
+        (None, Some(id)) => (id, "the workflow's id(input)"),
+        (None, None) => return Ok(time::new_run_id(SystemTime::now())),
+    };
+    if attempt::valid_id(&id) {
+        return Ok(id);
+    }
+    Err(attempt::refused(
+        format!("{from} gave {}, which cannot name a run", serde_json::to_string(&id).unwrap_or_default()),
+        "a run id is 1 to 128 letters, digits, '.', '_' or '-', not starting with '.' (e.g. PROJ-123)",
+    ))
+}
+
 async fn drive(host: &mut JsHost, args: Value, watch: &RunWatch) -> Result<CallEnd, Stop> {
     let end = tokio::select! {
         end = host.call("awf:runner", "runWorkflow", args) => end,
@@ -177,12 +276,40 @@ async fn drive(host: &mut JsHost, args: Value, watch: &RunWatch) -> Result<CallE
     }
 }
 
+/// Writes the attempt's record again, whole, with its ending.
+fn end_attempt(run: &Run, output: &Value) {
+    let path = run_files::attempt_path(run.records.path(), run.attempt);
+    let Ok(Some(mut record)) = run_files::read(&path) else {
+        return;
+    };
+    for key in [
+        "outcome",
+        "reason",
+        "stage",
+        "stages",
+        "endedAt",
+        "durationMs",
+        "exitCode",
+    ] {
+        if let Some(value) = output.get(key) {
+            record[key] = value.clone();
+        }
+    }
+    if let Err(e) = run_files::replace(&path, &record) {
+        tracing::error!("cannot write {}: {e}", path.display());
+    }
+}
+
 fn finish(run: &Run, end: Result<CallEnd, Stop>) -> RunReport {
     let (ending, value, error) = match end {
         Ok(CallEnd::Returned(value)) => (Ending::Completed, value, None),
         // prepare() refused the command line (js/runner.ts): a usage error.
         Ok(CallEnd::Threw(error)) if error.code.as_deref() == Some("prepare-failed") => {
             (Ending::Invalid, None, Some(error))
+        }
+        // wf.stop(reason) (js/workflow/stages.ts).
+        Ok(CallEnd::Threw(error)) if error.code.as_deref() == Some("stopped") => {
+            (Ending::Stopped, None, Some(error))
         }
         Ok(CallEnd::Threw(error)) => (Ending::Failed, None, Some(error)),
         Ok(CallEnd::Exited(code)) => (Ending::Exited(code), None, None),
@@ -200,9 +327,14 @@ fn finish(run: &Run, end: Result<CallEnd, Stop>) -> RunReport {
     };
     let ended = SystemTime::now();
     let reason = error.as_ref().map(|e| e.headline());
+    // A stage cut off by the deadline, a signal or process.exit says how.
+    run.stages.close_open(ending.outcome(), reason.clone());
+    let stage = run.stages.ended_in();
+    let stages = run.stages.summaries();
     let mut record = json!({
         "version": 1,
         "runId": run.id,
+        "attempt": run.attempt,
         "workflow": { "name": run.workflow, "file": run.file.display().to_string() },
         "cwd": run.cwd.display().to_string(),
         "outcome": ending.outcome(),
@@ -216,6 +348,12 @@ fn finish(run: &Run, end: Result<CallEnd, Stop>) -> RunReport {
     }
     if let Ending::Exited(code) = ending {
         record["exitCode"] = json!(code);
+    }
+    if let Some(stage) = &stage {
+        record["stage"] = json!(stage);
+    }
+    if !stages.is_empty() {
+        record["stages"] = json!(stages);
     }
     if let Some(usage) = run.agents.usage_json() {
         record["usage"] = usage;
@@ -234,6 +372,7 @@ fn finish(run: &Run, end: Result<CallEnd, Stop>) -> RunReport {
             run.records.path().join("output.json").display()
         );
     }
+    end_attempt(run, &record);
     run.record(&Event::RunEnded {
         outcome: ending.outcome().to_string(),
         reason,

@@ -1,17 +1,20 @@
-//! One run's shared state: its identity, records, deadline and agents (`Run`), reached by the
-//! ops of `wf` through the handle the host gave it. `RunSpec` is what a run is opened with, by
-//! `awf run` (workflow/mod.rs) or by a test's `testWorkflow` (js/ops/agentswf/testing.rs).
+//! One attempt of a run and its shared state: its identity, records, deadline, stages and agents
+//! (`Run`), reached by the ops of `wf` through the handle the host gave it. `RunSpec` is what it
+//! is opened with, by `awf run` (workflow/mod.rs, records from attempt.rs) or by a test's
+//! `testWorkflow` (js/ops/agentswf/testing.rs).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
+use super::attempt::AttemptStart;
+use super::stages::Stages;
 use crate::agents::{Agents, RunLink};
 use crate::harness::RuntimeOverrides;
 use crate::js::JsRequester;
-use crate::records::{time, Event, RunDir, RunObserver};
+use crate::records::{Event, RunDir, RunObserver};
 
 impl Drop for Run {
     /// A test that timed out never closed its run: its folders go when the run does.
@@ -31,6 +34,8 @@ pub struct RunSpec<'a> {
     /// Asks the run's JS to call tool handlers (and, in tests, scripts).
     pub js: JsRequester,
     pub mode: RunMode,
+    /// The attempt's records and what it starts from.
+    pub start: AttemptStart,
 }
 
 /// Whether agents are real processes or scripted by a test.
@@ -39,18 +44,19 @@ pub enum RunMode {
     Live {
         observer: Option<Arc<dyn RunObserver>>,
     },
-    /// `testWorkflow`: every agent is played by the test's scripts; records go under
-    /// `records_root` and are also kept in memory for the test to read. `scratch` folders are
-    /// removed at the run's end.
-    Scripted {
-        records_root: PathBuf,
-        scratch: Vec<PathBuf>,
-    },
+    /// `testWorkflow`: every agent is played by the test's scripts; records (in a folder of
+    /// their own) are also kept in memory for the test to read. `scratch` folders are removed
+    /// at the run's end.
+    Scripted { scratch: Vec<PathBuf> },
 }
 
 /// One run's shared state: its identity, records, deadline and agents.
 pub struct Run {
     pub id: String,
+    pub attempt: u32,
+    /// The input `run(wf, input)` gets: prepare's, or in a continued run, the first attempt's.
+    pub input: Value,
+    pub stages: Stages,
     pub workflow: String,
     pub file: PathBuf,
     pub cwd: PathBuf,
@@ -64,17 +70,19 @@ pub struct Run {
 }
 
 impl Run {
-    /// Creates the run's folder and writes `run.json` and the first event.
+    /// Opens the attempt on its records: the first event, the agents, the stages.
     pub fn open(spec: RunSpec<'_>) -> std::io::Result<Run> {
         let started = SystemTime::now();
-        let id = time::new_run_id(started);
         let scripted = matches!(spec.mode, RunMode::Scripted { .. });
-        let records_root = match &spec.mode {
-            RunMode::Live { .. } => spec.cwd,
-            RunMode::Scripted { records_root, .. } => records_root.as_path(),
-        };
-        let records = RunDir::create(records_root, spec.workflow, &id)?;
-        let me = crate::os::proc::Identity::current();
+        let AttemptStart {
+            records,
+            run_id: id,
+            attempt,
+            input,
+            plan,
+            sessions,
+            changed,
+        } = spec.start;
         match &spec.mode {
             // A tested run keeps its events for the test to read (`run.logs`, `run.turns`).
             RunMode::Scripted { .. } => records.keep_events(),
@@ -83,22 +91,6 @@ impl Run {
             } => records.observe(observer.clone()),
             RunMode::Live { observer: None } => {}
         }
-        // Behind: the run need not wait for the disk; output.json's write waits for it.
-        records.write_json_behind(
-            "run.json",
-            &json!({
-                "version": 1,
-                "runId": id,
-                "workflow": spec.workflow,
-                "file": spec.file.display().to_string(),
-                "cwd": spec.cwd.display().to_string(),
-                "argv": spec.argv,
-                "timeoutMs": spec.timeout.as_millis() as u64,
-                "startedAt": time::rfc3339(started),
-                // Who runs it: a later awf closes the records of a run whose awf is gone.
-                "awf": { "pid": me.pid, "start": me.start },
-            }),
-        )?;
         records.append(&Event::RunStarted {
             run_id: id.clone(),
             workflow: spec.workflow.to_string(),
@@ -106,6 +98,12 @@ impl Run {
             cwd: spec.cwd.display().to_string(),
             argv: spec.argv.to_vec(),
         })?;
+        if let Some((since_attempt, changed)) = changed.filter(|(_, c)| !c.is_empty()) {
+            records.append(&Event::SourcesChanged {
+                since_attempt,
+                changed,
+            })?;
+        }
         let records = Arc::new(records);
         let timeout = spec.timeout.min(crate::duration::MAX_DURATION);
         let deadline = Instant::now() + timeout;
@@ -119,9 +117,13 @@ impl Run {
             cancelled,
             overrides: spec.overrides,
             scripted,
+            resume: sessions,
         });
         Ok(Run {
             id,
+            attempt,
+            input,
+            stages: Stages::new(records.clone(), attempt, plan),
             workflow: spec.workflow.to_string(),
             file: spec.file.to_path_buf(),
             cwd: spec.cwd.to_path_buf(),
@@ -132,7 +134,7 @@ impl Run {
             cancel,
             scratch: match spec.mode {
                 RunMode::Live { .. } => Vec::new(),
-                RunMode::Scripted { scratch, .. } => scratch,
+                RunMode::Scripted { scratch } => scratch,
             },
         })
     }

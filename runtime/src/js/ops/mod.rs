@@ -14,5 +14,6 @@ pub const OPS: OpGroup = &[
     agentswf::testing::OPS,
     workflow::context::OPS,
     workflow::agents::OPS,
+    workflow::stages::OPS,
     test::file_runner::OPS,
 ];

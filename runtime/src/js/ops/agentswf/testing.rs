@@ -13,7 +13,10 @@ use crate::channel::wire::Request;
 use crate::harness::RuntimeOverrides;
 use crate::js::engine::{async_op, sync_op, HostState, OpDecl, OpError};
 use crate::paths::make_temp_dir;
+use crate::records::RunDir;
+use crate::workflow::attempt::AttemptStart;
 use crate::workflow::run::{Run, RunMode, RunSpec};
+use crate::workflow::stages::{valid_name, StagePlan};
 
 pub const OPS: &[OpDecl] = &[
     sync_op!(test_run_open),
@@ -30,10 +33,15 @@ struct TestRunOptions {
     file: Option<String>,
     cwd: Option<String>,
     timeout_ms: Option<f64>,
+    /// Stage name to the value an earlier attempt recorded (`null`: a stage without a value):
+    /// the run is a continue over these records.
+    recorded: Option<serde_json::Map<String, serde_json::Value>>,
+    from_stage: Option<String>,
 }
 
-/// `test_run_open({ name, file, cwd, timeoutMs })`: a scripted run; `cwd` null means a new temp
-/// folder, removed at the run's end (as are its records).
+/// `test_run_open({ name, file, cwd, timeoutMs, recorded, fromStage })`: a scripted run; `cwd`
+/// null means a new temp folder, removed at the run's end (as are its records). With `recorded`
+/// or `fromStage` it is attempt 2 of a run whose attempt 1 recorded those stages as succeeded.
 fn test_run_open(
     state: &Rc<HostState>,
     options: TestRunOptions,
@@ -60,6 +68,37 @@ fn test_run_open(
         }
     };
     let file = PathBuf::from(options.file.unwrap_or_default());
+    let continued = options.recorded.is_some() || options.from_stage.is_some();
+    let mut plan = StagePlan {
+        from_stage: options.from_stage,
+        ..StagePlan::default()
+    };
+    for (stage, value) in options.recorded.unwrap_or_default() {
+        if !valid_name(&stage) {
+            return Err(OpError::type_error(format!(
+                "testWorkflow: recorded names a stage {stage:?}; stage names are lowercase letters, digits and '-', starting with a letter"
+            )));
+        }
+        let mut record = json!({ "stage": stage, "attempt": 1, "outcome": "succeeded" });
+        if !value.is_null() {
+            record["value"] = value;
+        }
+        plan.recorded.insert(stage, record);
+    }
+    let id = crate::records::time::new_run_id(std::time::SystemTime::now());
+    let records = RunDir::create(&records_root, &name, &id)
+        .map_err(|e| io("make a folder for the run's records", e))?;
+    let attempt = if continued { 2 } else { 1 };
+    records.set_attempt(attempt);
+    let start = AttemptStart {
+        records,
+        run_id: id,
+        attempt,
+        input: serde_json::Value::Null,
+        plan,
+        sessions: Default::default(),
+        changed: None,
+    };
     let run = Run::open(RunSpec {
         workflow: &name,
         file: &file,
@@ -68,15 +107,15 @@ fn test_run_open(
         timeout,
         overrides: RuntimeOverrides::default(),
         js: state.requester(),
-        mode: RunMode::Scripted {
-            records_root,
-            scratch,
-        },
+        mode: RunMode::Scripted { scratch },
+        start,
     })
     .map_err(|e| io("open the run", e))?;
     let run = Arc::new(run);
     let handle = state.add_handle(run.clone());
-    Ok(json!({ "run": handle, "runId": run.id, "cwd": cwd.display().to_string() }))
+    Ok(
+        json!({ "run": handle, "runId": run.id, "cwd": cwd.display().to_string(), "attempt": run.attempt }),
+    )
 }
 
 fn run_of(state: &HostState, handle: u64) -> Result<Arc<Run>, OpError> {

@@ -17,7 +17,7 @@ pub fn run_of(state: &HostState, handle: f64) -> Result<Arc<Run>, OpError> {
         .ok_or_else(|| OpError::type_error("this workflow context belongs to a run that has ended"))
 }
 
-/// `run_info(handle)`: the facts `wf` exposes: runId, workflow name, cwd, deadline.
+/// `run_info(handle)`: the facts `wf` exposes: runId, attempt, workflow name, cwd, deadline.
 fn run_info(state: &Rc<HostState>, handle: f64) -> Result<serde_json::Value, OpError> {
     let run = run_of(state, handle)?;
     let left = run
@@ -26,6 +26,7 @@ fn run_info(state: &Rc<HostState>, handle: f64) -> Result<serde_json::Value, OpE
     let deadline_ms = crate::records::time::unix_millis(std::time::SystemTime::now() + left);
     Ok(serde_json::json!({
         "runId": run.id,
+        "attempt": run.attempt,
         "workflow": run.workflow,
         "cwd": run.cwd.display().to_string(),
         "deadline": deadline_ms,

@@ -1,4 +1,6 @@
-//! Ops of a workflow's `wf`: js/workflow/context.ts and js/workflow/agents.ts.
+//! Ops of a workflow's `wf`: js/workflow/context.ts, js/workflow/agents.ts and
+//! js/workflow/stages.ts.
 
 pub mod agents;
 pub mod context;
+pub mod stages;

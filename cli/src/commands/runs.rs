@@ -1,0 +1,92 @@
+//! `awf runs`: the runs under a cwd, the latest attempted first, with their derived status,
+//! attempts, the stage reached, start, time taken and the command that continues each.
+
+use std::io::Write;
+use std::time::Duration;
+
+use anyhow::Context;
+use awf_runtime::duration::format_duration;
+use awf_runtime::records::status::{self, RunStatus};
+
+use crate::args::RunsArgs;
+use crate::failure::Failure;
+
+pub fn run(args: RunsArgs) -> i32 {
+    list(args).unwrap_or_else(Failure::report)
+}
+
+fn list(args: RunsArgs) -> Result<i32, Failure> {
+    let cwd = match args.cwd {
+        Some(cwd) => std::fs::canonicalize(&cwd)
+            .with_context(|| format!("--cwd {}", cwd.display()))
+            .map_err(Failure::usage)?,
+        None => std::env::current_dir()
+            .context("cannot read the current directory")
+            .map_err(Failure::usage)?,
+    };
+    let runs = status::list(&cwd);
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        let all: Vec<_> = runs.iter().map(|r| r.to_json(&cwd)).collect();
+        let text = serde_json::to_string_pretty(&all).unwrap_or_default();
+        let _ = writeln!(out, "{text}");
+        return Ok(0);
+    }
+    if runs.is_empty() {
+        eprintln!(
+            "awf: no runs under {}; `awf run FILE` starts one",
+            cwd.join(awf_runtime::records::RUNS_DIR).display()
+        );
+        return Ok(0);
+    }
+    let rows: Vec<[String; 8]> = runs.iter().map(|r| row(r, &cwd)).collect();
+    let header = [
+        "WORKFLOW", "RUN", "STATUS", "ATTEMPTS", "STAGE", "STARTED", "TOOK", "CONTINUE",
+    ]
+    .map(str::to_string);
+    let mut widths = header.clone().map(|h| h.len());
+    for row in &rows {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    for row in std::iter::once(&header).chain(&rows) {
+        let cells: Vec<String> = row
+            .iter()
+            .zip(widths)
+            .enumerate()
+            .map(|(i, (cell, width))| match i {
+                7 => cell.clone(),
+                _ => format!("{cell:<width$}"),
+            })
+            .collect();
+        // A closed pipe (`awf runs | head`) is not an error.
+        if writeln!(out, "{}", cells.join("  ").trim_end()).is_err() {
+            break;
+        }
+    }
+    Ok(0)
+}
+
+fn row(run: &RunStatus, cwd: &std::path::Path) -> [String; 8] {
+    let stage = match &run.stage {
+        Some((name, outcome)) => format!("{name} ({outcome})"),
+        None => "-".to_string(),
+    };
+    // 2026-12-01T14:30:05.123Z -> 2026-12-01 14:30:05
+    let started = run
+        .started_at
+        .get(..19)
+        .map(|t| t.replace('T', " "))
+        .unwrap_or_else(|| "-".to_string());
+    [
+        run.workflow.clone(),
+        run.id.clone(),
+        run.status.clone(),
+        run.attempts.to_string(),
+        stage,
+        started,
+        format_duration(Duration::from_millis(run.duration_ms / 1000 * 1000)),
+        run.continue_command(cwd).unwrap_or_else(|| "-".to_string()),
+    ]
+}

@@ -1,0 +1,363 @@
+//! Which run an `awf run` is an attempt of, and the records that say so: a new run (its id from
+//! `--id`, the workflow's `id(input)` or generated; its folder and `run.json` claimed so that one
+//! id is one run), or `--continue [ID]`, a new attempt of a run under the cwd, refused when it
+//! still runs, when it completed (unless stages are to be redone), when the command line asks
+//! for another input or cwd, or when its workflow file is another. The attempt's own record,
+//! `attempts/<n>.json`, is claimed here too, so two awfs cannot both start attempt n.
+
+// A refusal is returned once per `awf run`, on its way to being printed: its size does not matter.
+#![allow(clippy::result_large_err)]
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::time::SystemTime;
+
+use serde_json::{json, Value};
+
+use super::stages::StagePlan;
+use crate::js::JsError;
+use crate::records::run_files::PriorSession;
+use crate::records::{reader, run_files, status, time, RunDir};
+
+/// Which run `--continue` names.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ContinueWhich {
+    /// `--continue` alone: the run of this workflow attempted last under the cwd.
+    Latest,
+    Id(String),
+}
+
+/// The records an attempt writes into, and what it starts from.
+pub struct AttemptStart {
+    pub records: RunDir,
+    pub run_id: String,
+    pub attempt: u32,
+    pub input: Value,
+    pub plan: StagePlan,
+    pub sessions: HashMap<String, PriorSession>,
+    /// Files of the workflow that changed since the attempt before (a continue).
+    pub changed: Option<(u32, Vec<String>)>,
+}
+
+/// A refusal: what went wrong and what to do.
+pub fn refused(message: String, hint: &str) -> JsError {
+    JsError::message("AwfError", &message)
+        .with_code("refused")
+        .with_hint(hint)
+}
+
+/// Whether `id` may name a run: letters, digits, `.`, `_`, `-`; at most 128; no leading dot.
+pub fn valid_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 128
+        && !id.starts_with('.')
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+}
+
+/// What an attempt's first record says, besides its number.
+pub struct AttemptFacts<'a> {
+    pub file: &'a Path,
+    pub sources: &'a Value,
+    pub timeout_ms: u64,
+    pub from_stage: Option<&'a str>,
+    pub fresh_stages: bool,
+}
+
+/// A new run: claims its folder and `run.json`, then attempt 1.
+pub fn new_run(
+    cwd: &Path,
+    workflow: &str,
+    id: String,
+    argv: &[String],
+    input: Value,
+    facts: &AttemptFacts<'_>,
+) -> Result<AttemptStart, JsError> {
+    let records = match RunDir::create(cwd, workflow, &id) {
+        Ok(records) => records,
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            let shown = shown_file(facts.file, cwd);
+            return Err(refused(
+                format!("a run with id {id} already exists under .awf/runs/{workflow}/"),
+                &format!("continue it with `awf run {shown} --continue {id}`, or give the new run another --id"),
+            ));
+        }
+        Err(e) => return Err(cannot_write(cwd, e)),
+    };
+    let run = json!({
+        "version": run_files::VERSION,
+        "runId": id,
+        "workflow": workflow,
+        "file": facts.file.display().to_string(),
+        "cwd": cwd.display().to_string(),
+        "argv": argv,
+        "input": input,
+        "startedAt": time::rfc3339(SystemTime::now()),
+    });
+    run_files::claim(&records.path().join("run.json"), &run).map_err(|e| cannot_write(cwd, e))?;
+    claim_attempt(&records, 1, facts)?;
+    Ok(AttemptStart {
+        records,
+        run_id: id,
+        attempt: 1,
+        input,
+        plan: StagePlan {
+            from_stage: facts.from_stage.map(str::to_string),
+            ..StagePlan::default()
+        },
+        sessions: HashMap::new(),
+        changed: None,
+    })
+}
+
+/// What `--continue` was given besides the run.
+pub struct ContinueAsk<'a> {
+    pub which: &'a ContinueWhich,
+    pub words: &'a [String],
+    /// `--cwd`, when it was given (resolved).
+    pub cwd_given: bool,
+}
+
+/// A new attempt of a run under `cwd`.
+pub fn continue_run(
+    cwd: &Path,
+    workflow: &str,
+    ask: &ContinueAsk<'_>,
+    facts: &AttemptFacts<'_>,
+) -> Result<AttemptStart, JsError> {
+    let shown = shown_file(facts.file, cwd);
+    let found = match ask.which {
+        ContinueWhich::Latest => status::latest_of(cwd, workflow).ok_or_else(|| {
+            refused(
+                format!(
+                    "--continue: there is no run of workflow {workflow} under {}",
+                    cwd.join(crate::records::RUNS_DIR).display()
+                ),
+                &format!("start one with `awf run {shown}`; `awf runs` lists the runs here"),
+            )
+        })?,
+        ContinueWhich::Id(id) => {
+            let dir = cwd.join(crate::records::RUNS_DIR).join(workflow).join(id);
+            status::status_of(&dir).ok_or_else(|| {
+                refused(
+                    format!(
+                        "--continue {id}: workflow {workflow} has no run {id} under {}",
+                        cwd.join(crate::records::RUNS_DIR).display()
+                    ),
+                    "`awf runs` lists the runs here and the command that continues each",
+                )
+            })?
+        }
+    };
+    let id = found.id.clone();
+    if !ask.words.is_empty() {
+        return Err(refused(
+            format!("--continue {id}: a continued run keeps the input of its first attempt, so words after `--` are refused"),
+            &format!("drop the words: `awf run {shown} --continue {id}`; for another input, start a new run"),
+        ));
+    }
+    let run = run_files::read(&found.dir.join("run.json"))
+        .map_err(|e| unreadable(&found.dir, e))?
+        .unwrap_or_default();
+    let recorded_cwd = run["cwd"].as_str().unwrap_or_default();
+    if recorded_cwd != cwd.display().to_string() {
+        let hint = if ask.cwd_given {
+            format!("run it where it works: --cwd {recorded_cwd}")
+        } else {
+            format!("its records were moved; continue it from {recorded_cwd}")
+        };
+        return Err(refused(
+            format!(
+                "--continue {id}: the run works in {recorded_cwd}, not {}",
+                cwd.display()
+            ),
+            &hint,
+        ));
+    }
+    let recorded_file = run["file"].as_str().unwrap_or_default();
+    if recorded_file != facts.file.display().to_string() {
+        let theirs = shown_file(Path::new(recorded_file), cwd);
+        return Err(refused(
+            format!("--continue {id}: the run was started with {theirs}, not {shown}"),
+            &format!("continue it with its own file: `awf run {theirs} --continue {id}`"),
+        ));
+    }
+    if found.status == "running" {
+        let pid = found.pid.unwrap_or_default();
+        return Err(refused(
+            format!(
+                "--continue {id}: the run is still running (awf pid {pid}, attempt {})",
+                found.attempts
+            ),
+            &format!("wait for it to end, or stop it (`kill {pid}`), then continue it"),
+        ));
+    }
+    let mut plan = StagePlan::from_records(&found.dir).map_err(|e| unreadable(&found.dir, e))?;
+    if found.status == "completed" && facts.from_stage.is_none() && !facts.fresh_stages {
+        let done = plan.succeeded().join(", ");
+        return Err(refused(
+            format!("--continue {id}: the run completed; there is nothing to go on with"),
+            &if done.is_empty() {
+                "to run it again, start a new run".to_string()
+            } else {
+                format!(
+                    "to redo stages, add --from-stage STAGE (its stages: {done}) or --fresh-stages"
+                )
+            },
+        ));
+    }
+    if let Some(stage) = facts.from_stage {
+        if !plan.recorded.contains_key(stage) {
+            let known: Vec<&str> = plan.recorded.keys().map(String::as_str).collect();
+            return Err(refused(
+                format!("--from-stage {stage}: run {id} has no record of a stage {stage}"),
+                &if known.is_empty() {
+                    "the run recorded no stages yet; continue it without --from-stage".to_string()
+                } else {
+                    format!("its stages: {}", known.join(", "))
+                },
+            ));
+        }
+    }
+    plan.from_stage = facts.from_stage.map(str::to_string);
+    plan.fresh = facts.fresh_stages;
+    let attempts = run_files::attempts(&found.dir).map_err(|e| unreadable(&found.dir, e))?;
+    let before = attempts.last().cloned().unwrap_or_default();
+    let attempt = before["attempt"].as_u64().unwrap_or(0) as u32 + 1;
+    let records = RunDir::reopen(&found.dir).map_err(|e| cannot_write(cwd, e))?;
+    claim_attempt(&records, attempt, facts)?;
+    let changed = before
+        .get("sources")
+        .map(|old| (attempt - 1, super::sources::changes(old, facts.sources)));
+    Ok(AttemptStart {
+        sessions: prior_sessions(&found.dir),
+        records,
+        run_id: id,
+        attempt,
+        input: run["input"].clone(),
+        plan,
+        changed,
+    })
+}
+
+fn claim_attempt(records: &RunDir, attempt: u32, facts: &AttemptFacts<'_>) -> Result<(), JsError> {
+    records.set_attempt(attempt);
+    let mut flags = json!({ "timeoutMs": facts.timeout_ms });
+    if let Some(stage) = facts.from_stage {
+        flags["fromStage"] = json!(stage);
+    }
+    if facts.fresh_stages {
+        flags["freshStages"] = json!(true);
+    }
+    let record = json!({
+        "version": run_files::VERSION,
+        "attempt": attempt,
+        "file": facts.file.display().to_string(),
+        "sources": facts.sources,
+        "flags": flags,
+        "awf": run_files::me(),
+        "startedAt": time::rfc3339(SystemTime::now()),
+    });
+    let path = run_files::attempt_path(records.path(), attempt);
+    match run_files::claim(&path, &record) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(refused(
+            format!("attempt {attempt} of this run was started by another awf at the same moment"),
+            "let that one run; `awf runs` shows it",
+        )),
+        Err(e) => Err(JsError::message(
+            "AwfError",
+            &format!("cannot write {}: {e}", path.display()),
+        )
+        .with_code(UNWRITABLE)),
+    }
+}
+
+/// The native session each agent had last, from the run's events (every attempt's; a crash
+/// leaves them too).
+pub fn prior_sessions(dir: &Path) -> HashMap<String, PriorSession> {
+    let mut sessions = HashMap::new();
+    let _ = reader::each_event(&dir.join("events.jsonl"), |event| {
+        let kind = event["event"].as_str().unwrap_or_default();
+        if kind == "agent-session" || kind == "agent-resumed" {
+            let text = |name: &str| event[name].as_str().map(str::to_string);
+            if let (Some(agent), Some(harness), Some(session)) =
+                (text("agent"), text("harness"), text("session"))
+            {
+                let attempt = event["attempt"].as_u64().unwrap_or(1) as u32;
+                let attempt = event["fromAttempt"].as_u64().map_or(attempt, |a| a as u32);
+                sessions.insert(
+                    agent,
+                    PriorSession {
+                        harness,
+                        session,
+                        attempt,
+                    },
+                );
+            }
+        }
+        true
+    });
+    sessions
+}
+
+fn shown_file(file: &Path, cwd: &Path) -> String {
+    file.strip_prefix(cwd).unwrap_or(file).display().to_string()
+}
+
+/// The code of an error writing the records: the run fails (exit 1) rather than being refused.
+pub const UNWRITABLE: &str = "records-unwritable";
+
+fn cannot_write(cwd: &Path, e: std::io::Error) -> JsError {
+    JsError::message(
+        "AwfError",
+        &format!(
+            "cannot create the run folder under {}: {e}",
+            cwd.join(crate::records::RUNS_DIR).display()
+        ),
+    )
+    .with_code(UNWRITABLE)
+}
+
+fn unreadable(dir: &Path, e: std::io::Error) -> JsError {
+    refused(
+        format!("cannot read the records in {}: {e}", dir.display()),
+        "a record awf cannot read cannot be continued; start a new run",
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_ids_follow_the_rule() {
+        for good in ["PROJ-123", "20261201-143000-abcd", "a.b_c"] {
+            assert!(valid_id(good), "{good}");
+        }
+        for bad in ["", ".hidden", "a/b", "a b", &"x".repeat(129)] {
+            assert!(!valid_id(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn prior_sessions_are_the_last_each_agent_had() {
+        let dir = std::env::temp_dir().join(format!("awf-prior-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("events.jsonl"),
+            concat!(
+                r#"{"event":"agent-session","agent":"a","harness":"codex","session":"s1","attempt":1}"#, "\n",
+                r#"{"event":"agent-session","agent":"a","harness":"codex","session":"s2","attempt":2}"#, "\n",
+                r#"{"event":"agent-resumed","agent":"b","harness":"claude","session":"s3","fromAttempt":1,"attempt":2}"#, "\n",
+            ),
+        )
+        .unwrap();
+        let sessions = prior_sessions(&dir);
+        assert_eq!(sessions["a"].session, "s2");
+        assert_eq!(sessions["a"].attempt, 2);
+        assert_eq!(sessions["b"].attempt, 1);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}
