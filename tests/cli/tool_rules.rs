@@ -79,7 +79,7 @@ fn a_reopen_without_tools_keeps_the_agents_tools_and_handlers() {
     );
     let ran = project.awf(&["run", "wf.ts"]).run();
     assert_eq!(ran.assert_success().json(), "answered");
-    assert_eq!(project.read("ping.out"), "pongexit=0\n");
+    assert_eq!(project.read("ping.out"), "pong\nexit=0\n");
 }
 
 /// The default budget is the spec's fixed 30 s, so showing a call outlive it takes just over
@@ -105,7 +105,7 @@ fn timeout_false_lets_a_call_run_past_30_seconds_inside_a_longer_turn() {
         .bound(Duration::from_secs(90))
         .run();
     assert_eq!(ran.assert_success().json(), "answered");
-    assert_eq!(project.read("slow.out"), "finishedexit=0\n");
+    assert_eq!(project.read("slow.out"), "finished\nexit=0\n");
 }
 
 #[test]
