@@ -566,7 +566,7 @@ fn a_reopen_with_the_same_tools_replaces_the_handlers() {
     let ran = project.awf(&["run", "wf.ts"]).run();
     assert_eq!(
         ran.assert_success().json(),
-        "agent \"a\": tool \"ping\" has a different description or input schema than when the agent opened; a reopen must keep them (handlers may change)"
+        "agent \"a\": tool \"ping\" has a different description than when the agent opened; a reopen must keep each tool's description and input schema (handlers may change)"
     );
     assert_eq!(calls(&project)["ping"].stdout, "new");
 }

@@ -117,7 +117,14 @@ impl ToolSet {
             .zip(&other.tools)
             .find(|(a, b)| a.identity() != b.identity())
         {
-            Some((changed, _)) => Err(ToolSetError::Changed(changed.name.clone())),
+            Some((then, now)) => Err(ToolSetError::Changed {
+                tool: then.name.clone(),
+                what: if then.description != now.description {
+                    "description"
+                } else {
+                    "input schema"
+                },
+            }),
             None => Ok(()),
         }
     }
@@ -244,7 +251,16 @@ mod tests {
             .check_same(&b)
             .unwrap_err()
             .to_string()
-            .contains("different description"));
+            .contains("tool \"x\" has a different description than"));
+        let typed = |t: &str| {
+            ToolSet::from_json(&json!({"x": {"description": "One.", "input": {"type": "object", "properties": {"n": {"type": t}}}}}))
+                .unwrap()
+        };
+        assert!(typed("integer")
+            .check_same(&typed("string"))
+            .unwrap_err()
+            .to_string()
+            .contains("tool \"x\" has a different input schema than"));
         assert!(a
             .check_same(&c)
             .unwrap_err()

@@ -15,8 +15,8 @@ pub enum ToolSetError {
     Tool { tool: String, problem: ToolProblem },
     #[error("tools differ: [{}] when it opened, [{}] now; a reopen must give the same tools (handlers may change)", .then.join(", "), .now.join(", "))]
     Differ { then: Vec<String>, now: Vec<String> },
-    #[error("tool \"{0}\" has a different description or input schema than when the agent opened; a reopen must keep them (handlers may change)")]
-    Changed(String),
+    #[error("tool \"{tool}\" has a different {what} than when the agent opened; a reopen must keep each tool's description and input schema (handlers may change)")]
+    Changed { tool: String, what: &'static str },
 }
 
 /// What is wrong with one tool.
