@@ -10,9 +10,9 @@
 pub mod attempt;
 pub mod exit;
 pub mod run;
-mod watch;
 pub mod sources;
 pub mod stages;
+mod watch;
 
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -46,6 +46,8 @@ pub fn changes(before: &Value, now: &Value) -> Vec<String> {
     for path in before.keys().filter(|p| !now.contains_key(*p)) {
         changed.push(format!("{path} (gone)"));
     }
+    // The same list whatever order the maps keep.
+    changed.sort();
     changed
 }
 
@@ -71,7 +73,7 @@ mod tests {
         );
         assert_eq!(
             changes(&before, &now),
-            ["lib/x.ts", "/q/new.ts (new)", "old.ts (gone)"]
+            ["/q/new.ts (new)", "lib/x.ts", "old.ts (gone)"]
         );
         assert!(changes(&now, &now).is_empty());
     }
