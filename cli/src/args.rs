@@ -130,6 +130,14 @@ pub struct LogsArgs {
     /// Only the calls of this tool
     #[arg(long, value_name = "NAME")]
     pub tool: Option<String>,
+
+    /// Only this turn's events and its tool calls (a turn id, e.g. t1-fmvike)
+    #[arg(long, value_name = "TURN")]
+    pub turn: Option<String>,
+
+    /// Keep showing what the run records until it ends (a run whose awf died ends interrupted)
+    #[arg(long, short)]
+    pub follow: bool,
 }
 
 #[derive(Args, Debug)]

@@ -163,4 +163,87 @@ fn awf_logs_agent_shows_only_that_agents_lines_of_a_two_agent_run() {
         .collect();
     assert!(!lines.is_empty());
     assert!(lines.iter().all(|l| l["agent"] == "alpha"), "{lines:?}");
+    // --turn: that turn's events and its calls' only.
+    let turn = lines
+        .iter()
+        .find_map(|l| {
+            (l["event"] == "turn-started").then(|| l["turn"].as_str().unwrap().to_string())
+        })
+        .unwrap();
+    let one = project.awf(&["logs", "--turn", &turn]).run();
+    let text = &one.assert_success().stdout;
+    assert_has(text, "from alpha");
+    assert_lacks(text, "beta");
+    assert!(text.lines().all(|l| l.contains(&turn)), "{text}");
+    // An agent the run did not open is a mistake that names the run's agents.
+    let wrong = project.awf(&["logs", "--agent", "gamma"]).run();
+    assert_eq!(wrong.code, Some(2), "{}", wrong.stderr);
+    assert_has(
+        &wrong.stderr,
+        "has no agent \"gamma\"; its agents: alpha, beta",
+    );
+    assert_has(
+        &wrong.stderr,
+        "hint: pass one of its agents' keys to --agent",
+    );
+}
+
+#[test]
+fn awf_logs_follow_shows_a_running_run_until_it_ends() {
+    let project = TempProject::new();
+    project
+        .script(
+            "agent.sh",
+            "#!/bin/sh\ncat > /dev/null\ntouch started\nwhile [ ! -e go ]; do sleep 0.05; done\necho done | \"$AWF_WFA\" result \"$AWF_TURN\"\n",
+        )
+        .file(
+            "wf.ts",
+            r#"export default defineWorkflow({
+  meta: { name: "t", description: "Waits for go." },
+  async run(wf) {
+    const a = await wf.agents.open({ key: "a", runtime: { command: ["./agent.sh"] } });
+    return (await a.run({ prompt: "Go." })).outcome.kind;
+  },
+});
+"#,
+        );
+    let mut run = std::process::Command::new(crate::util::awf_bin())
+        .args(["run", "wf.ts", "--quiet"])
+        .current_dir(project.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    crate::util::wait_for_file(
+        &project.path().join("started"),
+        std::time::Duration::from_secs(20),
+    );
+    let mut follow = std::process::Command::new(crate::util::awf_bin())
+        .args(["logs", "--follow"])
+        .current_dir(project.path())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::BufRead;
+    let mut lines = std::io::BufReader::new(follow.stdout.take().unwrap()).lines();
+    let mut text = String::new();
+    // The follower has shown the running turn; only then may the run end.
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        text.push_str(&line);
+        text.push('\n');
+        if line.contains(" started (") {
+            break;
+        }
+    }
+    assert_lacks(&text, "run ended");
+    std::fs::write(project.path().join("go"), "").unwrap();
+    assert!(run.wait().unwrap().success());
+    for line in lines {
+        text.push_str(&line.unwrap());
+        text.push('\n');
+    }
+    assert!(follow.wait().unwrap().success());
+    assert_has(&text, "answered");
+    assert!(text.trim_end().ends_with("run ended completed"), "{text}");
 }

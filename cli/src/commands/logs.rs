@@ -1,11 +1,14 @@
-//! `awf logs`: a run's events, readable (or raw with --json), filtered by agent or tool.
+//! `awf logs`: a run's events, readable (or raw with --json), filtered by agent, tool or turn,
+//! and followed (`--follow`) until the run ends.
 
 use std::io::{IsTerminal, Write};
+use std::path::Path;
+use std::time::Duration;
 
 use anyhow::Context;
 use awf_runtime::records::ending;
 use awf_runtime::records::logs::{self, LogFilter, LogLine};
-use awf_runtime::records::reader::each_event;
+use awf_runtime::records::reader::{each_event, follow_events};
 use console::Style;
 
 use crate::args::{ColorChoice, LogsArgs};
@@ -28,12 +31,16 @@ fn show(args: LogsArgs, color: bool) -> Result<i32, Failure> {
     awf_runtime::channel::sweep::sweep_dead_runs();
     let _ = ending::close_if_orphaned(&dir);
     let path = dir.join("events.jsonl");
+    if let Some(agent) = &args.agent {
+        refuse_unknown_agent(&dir, &path, agent, args.follow)?;
+    }
     let filter = LogFilter {
         agent: args.agent,
         tool: args.tool,
+        turn: args.turn,
     };
     let mut out = std::io::stdout().lock();
-    let streamed = each_event(&path, |event| {
+    let mut show = |event: serde_json::Value| {
         if !filter.keeps(&event) {
             return true;
         }
@@ -45,12 +52,56 @@ fn show(args: LogsArgs, color: bool) -> Result<i32, Failure> {
             logs::line(&event)
         };
         // A closed pipe (`awf logs | head`) is not an error: stop quietly.
-        writeln!(out, "{text}").is_ok()
-    });
+        writeln!(out, "{text}").and_then(|_| out.flush()).is_ok()
+    };
+    let streamed = if args.follow {
+        follow_events(
+            &path,
+            FOLLOW_PAUSE,
+            || {
+                let _ = ending::close_if_orphaned(&dir);
+            },
+            show,
+        )
+    } else {
+        each_event(&path, &mut show)
+    };
     streamed
         .with_context(|| format!("cannot read {}", path.display()))
         .map_err(Failure::failed)?;
     Ok(0)
+}
+
+/// How often `--follow` looks for more events.
+const FOLLOW_PAUSE: Duration = Duration::from_millis(200);
+
+/// `--agent KEY` of an agent the run did not open is a mistake, not an empty log (unless the
+/// run is followed: the agent may open later).
+fn refuse_unknown_agent(
+    dir: &Path,
+    events: &Path,
+    agent: &str,
+    follow: bool,
+) -> Result<(), Failure> {
+    let agents = logs::agents_of(events)
+        .with_context(|| format!("cannot read {}", events.display()))
+        .map_err(Failure::failed)?;
+    if follow || agents.iter().any(|a| a == agent) {
+        return Ok(());
+    }
+    let run = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    Err(Failure::of(
+        logs::LogsError::NoSuchAgent {
+            run,
+            agent: agent.to_string(),
+            agents,
+        }
+        .into(),
+        2,
+    ))
 }
 
 /// A line with the time dimmed, who in bold, and refusals and failures in red.

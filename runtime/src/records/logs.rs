@@ -14,6 +14,8 @@ use super::RUNS_DIR;
 pub struct LogFilter {
     pub agent: Option<String>,
     pub tool: Option<String>,
+    /// A turn id: its own events and those of its tool calls (`<turn>-c<n>`).
+    pub turn: Option<String>,
 }
 
 impl LogFilter {
@@ -29,8 +31,34 @@ impl LogFilter {
                 return false;
             }
         }
+        if let Some(turn) = &self.turn {
+            let of_turn = field("turn") == Some(turn.as_str())
+                || field("call").is_some_and(|call| {
+                    call.strip_prefix(turn.as_str())
+                        .is_some_and(|rest| rest.starts_with("-c"))
+                });
+            if !of_turn {
+                return false;
+            }
+        }
         true
     }
+}
+
+/// The keys of the agents a run opened, in the order they opened (its `agent-opened` events).
+pub fn agents_of(events: &Path) -> std::io::Result<Vec<String>> {
+    let mut agents: Vec<String> = Vec::new();
+    super::reader::each_event(events, |event| {
+        if event.get("event").and_then(Value::as_str) == Some("agent-opened") {
+            if let Some(key) = event.get("agent").and_then(Value::as_str) {
+                if !agents.iter().any(|a| a == key) {
+                    agents.push(key.to_string());
+                }
+            }
+        }
+        true
+    })?;
+    Ok(agents)
 }
 
 /// Why `awf logs` found no run to show.
@@ -40,6 +68,12 @@ pub enum LogsError {
     NoSuchRun { run: String, runs: PathBuf },
     #[error("no runs under {}", runs.display())]
     NoRuns { runs: PathBuf },
+    #[error("run {run} has no agent \"{agent}\"; {}", if .agents.is_empty() { "it opened none".to_string() } else { format!("its agents: {}", .agents.join(", ")) })]
+    NoSuchAgent {
+        run: String,
+        agent: String,
+        agents: Vec<String>,
+    },
 }
 
 impl crate::hint::Hint for LogsError {
@@ -49,6 +83,9 @@ impl crate::hint::Hint for LogsError {
                 "a run id is the name of a folder under .awf/runs/<workflow>/; `awf logs` alone shows the latest run".into()
             }
             LogsError::NoRuns { .. } => "`awf run` a workflow here first, or pass --cwd".into(),
+            LogsError::NoSuchAgent { .. } => {
+                "pass one of its agents' keys to --agent, or leave --agent out".into()
+            }
         })
     }
 }
@@ -455,11 +492,25 @@ mod tests {
         let filter = LogFilter {
             agent: Some("a".into()),
             tool: Some("t".into()),
+            turn: None,
         };
         assert!(filter.keeps(&json!({"agent": "a", "tool": "t"})));
         assert!(!filter.keeps(&json!({"agent": "a", "tool": "u"})));
         assert!(!filter.keeps(&json!({"agent": "b", "tool": "t"})));
         assert!(LogFilter::default().keeps(&json!({"event": "run-started"})));
+    }
+
+    #[test]
+    fn filters_by_turn_with_its_calls() {
+        let filter = LogFilter {
+            turn: Some("t1-ab".into()),
+            ..LogFilter::default()
+        };
+        assert!(filter.keeps(&json!({"turn": "t1-ab"})));
+        assert!(filter.keeps(&json!({"call": "t1-ab-c2"})));
+        assert!(!filter.keeps(&json!({"turn": "t1-abc"})));
+        assert!(!filter.keeps(&json!({"call": "t1-abc-c1"})));
+        assert!(!filter.keeps(&json!({"event": "run-started"})));
     }
 
     #[test]

@@ -24,6 +24,39 @@ pub fn each_event(path: &Path, mut each: impl FnMut(serde_json::Value) -> bool) 
     }
 }
 
+/// Like `each_event`, then goes on reading what is appended, until `each` says stop or, at the
+/// end of the file, the last event read ended the run (`run-ended`). While it waits it calls
+/// `waiting` every `pause`, which may close a run whose awf died (so its end is read next).
+pub fn follow_events(
+    path: &Path,
+    pause: std::time::Duration,
+    mut waiting: impl FnMut(),
+    mut each: impl FnMut(serde_json::Value) -> bool,
+) -> io::Result<()> {
+    let mut reader = BufReader::with_capacity(256 * 1024, std::fs::File::open(path)?);
+    let mut line = Vec::new();
+    let mut ended = false;
+    loop {
+        // A partial line stays in `line` until its newline is written.
+        let read = reader.read_until(b'\n', &mut line)?;
+        if read > 0 && line.last() == Some(&b'\n') {
+            if let Ok(event) = serde_json::from_slice::<serde_json::Value>(&line) {
+                ended = event.get("event").and_then(|e| e.as_str()) == Some("run-ended");
+                if !each(event) {
+                    return Ok(());
+                }
+            }
+            line.clear();
+            continue;
+        }
+        if ended {
+            return Ok(());
+        }
+        waiting();
+        std::thread::sleep(pause);
+    }
+}
+
 pub fn read_events(path: &Path) -> io::Result<Vec<serde_json::Value>> {
     let text = std::fs::read_to_string(path)?;
     let complete = match text.rfind('\n') {
@@ -56,6 +89,43 @@ mod tests {
         })
         .unwrap();
         assert_eq!(streamed, events);
+        std::fs::remove_file(path).unwrap();
+    }
+
+    #[test]
+    fn following_reads_what_is_appended_until_the_run_ends() {
+        use std::io::Write;
+        let path = std::env::temp_dir().join(format!("awf-follow-{}.jsonl", std::process::id()));
+        std::fs::write(&path, "{\"event\":\"run-ended\"}\n{\"event\":\"a\"}\n").unwrap();
+        let writer = {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                let mut file = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                // A line written in two parts is read once, whole.
+                file.write_all(b"{\"event\":").unwrap();
+                file.flush().unwrap();
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                file.write_all(b"\"b\"}\n{\"event\":\"run-ended\"}\n")
+                    .unwrap();
+            })
+        };
+        let mut seen = Vec::new();
+        let mut waits = 0;
+        follow_events(
+            &path,
+            std::time::Duration::from_millis(5),
+            || waits += 1,
+            |e| {
+                seen.push(e["event"].as_str().unwrap().to_string());
+                true
+            },
+        )
+        .unwrap();
+        writer.join().unwrap();
+        // An earlier attempt's end does not stop it: only an end that is the last event does.
+        assert_eq!(seen, ["run-ended", "a", "b", "run-ended"]);
+        assert!(waits > 0);
         std::fs::remove_file(path).unwrap();
     }
 }
