@@ -31,16 +31,18 @@ fn show(args: LogsArgs, color: bool) -> Result<i32, Failure> {
     awf_runtime::channel::sweep::sweep_dead_runs();
     let _ = ending::close_if_orphaned(&dir);
     let path = dir.join("events.jsonl");
-    if let Some(agent) = &args.agent {
-        refuse_unknown_agent(&dir, &path, agent, args.follow)?;
-    }
     let filter = LogFilter {
-        agent: args.agent,
+        agent: args.agent.clone(),
         tool: args.tool,
         turn: args.turn,
     };
     let mut out = std::io::stdout().lock();
+    // Whether the run opened the agent `--agent` names, seen in the same pass.
+    let mut agent_opened = false;
     let mut show = |event: serde_json::Value| {
+        if event.get("event").and_then(|e| e.as_str()) == Some("agent-opened") {
+            agent_opened |= event.get("agent").and_then(|a| a.as_str()) == filter.agent.as_deref();
+        }
         if !filter.keeps(&event) {
             return true;
         }
@@ -51,8 +53,9 @@ fn show(args: LogsArgs, color: bool) -> Result<i32, Failure> {
         } else {
             logs::line(&event)
         };
-        // A closed pipe (`awf logs | head`) is not an error: stop quietly.
-        writeln!(out, "{text}").and_then(|_| out.flush()).is_ok()
+        // A closed pipe (`awf logs | head`) is not an error: stop quietly. Stdout is
+        // line-buffered, so a followed line shows when it is written.
+        writeln!(out, "{text}").is_ok()
     };
     let streamed = if args.follow {
         follow_events(
@@ -69,26 +72,22 @@ fn show(args: LogsArgs, color: bool) -> Result<i32, Failure> {
     streamed
         .with_context(|| format!("cannot read {}", path.display()))
         .map_err(Failure::failed)?;
-    Ok(0)
+    match &args.agent {
+        // An agent the run did not open is a mistake, not an empty log; a followed run may
+        // open it later.
+        Some(agent) if !agent_opened && !args.follow => unknown_agent(&dir, &path, agent),
+        _ => Ok(0),
+    }
 }
 
 /// How often `--follow` looks for more events.
 const FOLLOW_PAUSE: Duration = Duration::from_millis(200);
 
-/// `--agent KEY` of an agent the run did not open is a mistake, not an empty log (unless the
-/// run is followed: the agent may open later).
-fn refuse_unknown_agent(
-    dir: &Path,
-    events: &Path,
-    agent: &str,
-    follow: bool,
-) -> Result<(), Failure> {
+/// The error for `--agent KEY` of an agent the run did not open, naming those it did.
+fn unknown_agent(dir: &Path, events: &Path, agent: &str) -> Result<i32, Failure> {
     let agents = logs::agents_of(events)
         .with_context(|| format!("cannot read {}", events.display()))
         .map_err(Failure::failed)?;
-    if follow || agents.iter().any(|a| a == agent) {
-        return Ok(());
-    }
     let run = dir
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
