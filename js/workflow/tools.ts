@@ -61,6 +61,8 @@ onRequest("tool.call", async ({ run, agent, tool, call, input }: { run: string; 
 onRequest("tool.abort", ({ call }: { call: string }) => {
   const controller = running.get(call);
   if (controller) {
+    // Also forgotten here: a handler stopped inside code that never yielded skips its `finally`.
+    running.delete(call);
     controller.abort(new DOMException("the tool call's time is up, or its turn ended", "TimeoutError"));
   }
 });

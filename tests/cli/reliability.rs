@@ -628,7 +628,9 @@ fn a_handler_that_never_yields_is_stopped_by_the_run_deadline_and_its_agent_dies
 export default defineWorkflow({
   meta: { name: "t", description: "A handler spins." },
   async run(wf) {
-    const spin = tool({ description: "Spin.", timeout: "1s", handler: () => { writeFileSync("started", ""); while (true) {} } });
+    // It spins after an await: code a call's budget cannot tell is its own (see CallStop), so
+    // only the run's deadline stops it.
+    const spin = tool({ description: "Spin.", timeout: "1s", handler: async () => { await null; writeFileSync("started", ""); while (true) {} } });
     const a = await wf.agents.open({ key: "a", runtime: { command: ["./agent.sh"] }, tools: { spin } });
     return (await a.run({ prompt: "Go." })).outcome;
   },
@@ -641,4 +643,48 @@ export default defineWorkflow({
     assert_eq!(code, Some(1));
     assert_eq!(record["outcome"], "timed-out", "{record}");
     wait_gone(agent, "the agent");
+}
+
+#[test]
+fn a_handler_that_never_yields_is_stopped_at_its_own_budget_and_the_run_goes_on() {
+    let project = TempProject::new();
+    project
+        .script(
+            "agent.sh",
+            "#!/bin/sh\ncat > /dev/null\n\"$AWF_WFA\" tool spin > spin.out 2>&1\n\"$AWF_WFA\" tool ok > ok.out 2>&1\necho done | \"$AWF_WFA\" result \"$AWF_TURN\"\n",
+        )
+        .file(
+            "wf.ts",
+            r#"export default defineWorkflow({
+  meta: { name: "t", description: "A handler spins past its budget." },
+  async run(wf) {
+    const spin = tool({ description: "Spin.", timeout: "1s", handler: () => { while (true) {} } });
+    const ok = tool({ description: "Answer.", handler: async () => "still here" });
+    const a = await wf.agents.open({ key: "a", runtime: { command: ["./agent.sh"] }, tools: { spin, ok } });
+    return (await a.run({ prompt: "Go." })).outcome;
+  },
+});
+"#,
+        );
+    // Without the stop, the spin holds JS until this deadline ends the run as timed-out.
+    let ran = project.awf(&["run", "wf.ts", "--timeout", "30s"]).run();
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    assert_eq!(ran.json()["answered"], true, "{}", ran.stdout);
+    let spin = project.read("spin.out");
+    assert_has(&spin, "timed-out");
+    assert_has(
+        &spin,
+        "its handler was running code that never yielded, and was stopped there",
+    );
+    assert_has(&project.read("ok.out"), "still here");
+    let events = std::fs::read_to_string(project.only_run_dir("t").join("events.jsonl")).unwrap();
+    let settled: Vec<Value> = events
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|e| e["event"] == "tool-settled")
+        .collect();
+    assert_eq!(settled.len(), 2, "{events}");
+    assert_eq!(settled[0]["tool"], "spin");
+    assert_eq!(settled[0]["outcome"], "timed-out", "{}", settled[0]);
+    assert_eq!(settled[1]["outcome"], "result", "{}", settled[1]);
 }

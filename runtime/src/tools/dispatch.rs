@@ -138,7 +138,7 @@ async fn run_call(
     });
     let payload = json!({ "run": agent.run_id(), "agent": agent.key(), "tool": slot.tool, "call": slot.id, "input": input });
     let js = agent.js().clone();
-    let mut reply = pin!(js.request("tool.call", payload));
+    let mut reply = pin!(js.request_for_call("tool.call", payload, &slot.id));
     let ends_at = match budget {
         CallBudget::Within(d) => (started + d).min(slot.turn_deadline),
         CallBudget::TurnOnly => slot.turn_deadline,
@@ -165,6 +165,7 @@ async fn run_call(
     let settled = match stopped {
         Stopped::Answer(answer) => answered(&slot.tool, answer),
         Stopped::Cancelled => {
+            js.stop_call(&slot.id);
             let _ = js
                 .request(
                     "tool.abort",
@@ -178,17 +179,28 @@ async fn run_call(
                     format_duration(TOOL_ABORT_GRACE)
                 ),
             };
+            js.call_was_stopped(&slot.id);
             Settled::failure(Code::Cancelled, message, None)
         }
         Stopped::TimeUp | Stopped::TurnOver => {
-            // Abort the handler's signal, then give it the grace.
+            // Stop the handler's code if it holds the JS thread, abort its signal, then give it
+            // the grace.
+            js.stop_call(&slot.id);
             let _ = js
                 .request(
                     "tool.abort",
                     json!({ "run": agent.run_id(), "call": slot.id }),
                 )
                 .await;
-            match tokio::time::timeout(TOOL_ABORT_GRACE, &mut reply).await {
+            let settled = tokio::time::timeout(TOOL_ABORT_GRACE, &mut reply).await;
+            if js.call_was_stopped(&slot.id) {
+                Settled::failure(
+                    Code::TimedOut,
+                    format!("{took}: its handler was running code that never yielded, and was stopped there"),
+                    Some("a handler must not block: await its slow work, and check call.signal in long loops"),
+                )
+            } else {
+                match settled {
                 Ok(_) => Settled::failure(
                     Code::TimedOut,
                     format!("{took} and was stopped (call.signal aborted)"),
@@ -206,6 +218,7 @@ async fn run_call(
                         Some("check whether its work was done before calling it again"),
                     )
                 }
+            }
             }
         }
     };

@@ -164,8 +164,17 @@ impl JsHost {
             HostEvent::Request {
                 kind,
                 payload,
+                call,
                 reply,
-            } => self.deliver_request(&kind, &payload, reply),
+            } => {
+                if let Some(call) = &call {
+                    self.state.call_stop.enter(call);
+                }
+                self.deliver_request(&kind, &payload, reply);
+                if call.is_some() {
+                    self.state.call_stop.leave();
+                }
+            }
         }
     }
 

@@ -49,7 +49,7 @@ impl JsHost {
             Context::full(&runtime.runtime).map_err(|e| JsError::internal(&e.to_string()))?;
         let (events_tx, events) = mpsc::unbounded_channel();
         let state = Rc::new(HostState::new(config, events_tx));
-        runtime.watch_interrupt(state.interrupt.clone());
+        runtime.watch_interrupt(state.interrupt.clone(), state.call_stop.clone());
         let host = JsHost {
             state,
             events,

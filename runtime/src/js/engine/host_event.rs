@@ -14,6 +14,8 @@ pub(crate) enum HostEvent {
     Request {
         kind: String,
         payload: serde_json::Value,
+        /// The tool call the request runs code for, which `CallStop` may stop.
+        call: Option<String>,
         reply: oneshot::Sender<JsReply>,
     },
 }

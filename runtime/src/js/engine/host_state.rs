@@ -17,6 +17,7 @@ use std::sync::Arc;
 use rquickjs::{Ctx, Function, JsLifetime, Persistent};
 use tokio::sync::mpsc;
 
+use super::call_stop::CallStop;
 use super::callbacks::Callbacks;
 use super::host_event::HostEvent;
 use super::output::ConsoleTarget;
@@ -57,6 +58,8 @@ pub struct HostState {
     pub(crate) import_sites: RefCell<ImportSites>,
     exit_code: Cell<Option<i32>>,
     pub(super) interrupt: Arc<AtomicBool>,
+    /// Stops one tool call's handler that never yields (its time is up), not the whole host.
+    pub(super) call_stop: Arc<CallStop>,
     /// Rejections nobody handled yet, by promise identity.
     pub(super) unhandled: RefCell<Vec<(usize, JsError)>>,
     /// Where errors nobody caught go instead of ending the call (`JsHost::report_uncaught`).
@@ -88,6 +91,7 @@ impl HostState {
             import_sites: RefCell::default(),
             exit_code: Cell::new(None),
             interrupt: Arc::new(AtomicBool::new(false)),
+            call_stop: Arc::default(),
             unhandled: RefCell::default(),
             uncaught: RefCell::default(),
             settled: RefCell::default(),
@@ -147,7 +151,7 @@ impl HostState {
     }
 
     pub fn requester(&self) -> JsRequester {
-        JsRequester::new(self.events.clone())
+        JsRequester::new(self.events.clone(), self.call_stop.clone())
     }
 
     /// Keeps `value` with this host for the concern driving it (the test runner's event sink,

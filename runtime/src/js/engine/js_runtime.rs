@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use rquickjs::{qjs, Runtime};
 
+use super::call_stop::CallStop;
 use super::host_state::HostState;
 use crate::js::errors::JsError;
 use crate::js::loader::{AwfLoader, AwfResolver};
@@ -28,8 +29,16 @@ const MAX_STACK: usize = 4 * 1024 * 1024;
 #[derive(Clone)]
 pub struct JsRuntime {
     pub(super) runtime: Runtime,
-    /// The interrupt flag of the host using the runtime now.
-    interrupt: std::rc::Rc<RefCell<Arc<AtomicBool>>>,
+    /// The interrupt flag and call stop of the host using the runtime now.
+    interrupt: std::rc::Rc<RefCell<Interrupts>>,
+}
+
+/// What the interrupt handler reads: the host's flag (stop all its JS) and its `CallStop` (stop
+/// one call's code).
+#[derive(Default)]
+struct Interrupts {
+    host: Arc<AtomicBool>,
+    call_stop: Arc<CallStop>,
 }
 
 impl JsRuntime {
@@ -40,9 +49,12 @@ impl JsRuntime {
         // file, a short workflow) would collect several times for little.
         runtime.set_gc_threshold(GC_THRESHOLD);
         runtime.set_loader(AwfResolver, AwfLoader);
-        let interrupt: std::rc::Rc<RefCell<Arc<AtomicBool>>> = std::rc::Rc::default();
-        let flag = interrupt.clone();
-        runtime.set_interrupt_handler(Some(Box::new(move || flag.borrow().load(Ordering::SeqCst))));
+        let interrupt: std::rc::Rc<RefCell<Interrupts>> = std::rc::Rc::default();
+        let watched = interrupt.clone();
+        runtime.set_interrupt_handler(Some(Box::new(move || {
+            let watched = watched.borrow();
+            watched.host.load(Ordering::SeqCst) || watched.call_stop.should_interrupt()
+        })));
         runtime.set_host_promise_rejection_tracker(Some(Box::new(
             move |ctx, promise, reason, handled| {
                 let Some(state) = HostState::try_of(&ctx) else {
@@ -67,8 +79,11 @@ impl JsRuntime {
         self.runtime.run_gc();
     }
 
-    /// From now on, `flag` stops the JS this runtime runs.
-    pub(super) fn watch_interrupt(&self, flag: Arc<AtomicBool>) {
-        *self.interrupt.borrow_mut() = flag;
+    /// From now on, `flag` stops the JS this runtime runs, and `call_stop` a call's code in it.
+    pub(super) fn watch_interrupt(&self, flag: Arc<AtomicBool>, call_stop: Arc<CallStop>) {
+        *self.interrupt.borrow_mut() = Interrupts {
+            host: flag,
+            call_stop,
+        };
     }
 }

@@ -10,6 +10,7 @@
 //! - `ops_module`: the `awf:ops` module; `primitives`, `lazy_builtin`: the engine's own ops.
 //! - `timers`: the timer wheel.
 //! - `host_event`, `requester`: what reaches the JS thread; Rust tasks asking JS (`JsRequester`).
+//! - `call_stop`: stopping one tool call's handler that never yields, not the whole host.
 //! - `callbacks`: the `awf:core` functions the engine calls into.
 //! - `event_loop`, `call`: one call into JS, driven until it settles.
 //! - `output`: where console text goes.
@@ -18,6 +19,7 @@
 //! persistent values first, then the context, then the runtime.
 
 mod call;
+mod call_stop;
 mod callbacks;
 mod event_loop;
 mod host;

@@ -8,28 +8,60 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use tokio::sync::{mpsc, oneshot};
 
+use super::call_stop::CallStop;
 use super::host_event::{HostEvent, JsFailure, JsReply};
 
 /// A `Send` handle for Rust tasks that need JS to run something and answer.
 #[derive(Clone)]
 pub struct JsRequester {
     events: mpsc::UnboundedSender<HostEvent>,
+    call_stop: Arc<CallStop>,
 }
 
 impl JsRequester {
-    pub(crate) fn new(events: mpsc::UnboundedSender<HostEvent>) -> JsRequester {
-        JsRequester { events }
+    pub(crate) fn new(
+        events: mpsc::UnboundedSender<HostEvent>,
+        call_stop: Arc<CallStop>,
+    ) -> JsRequester {
+        JsRequester { events, call_stop }
     }
 
     /// Asks the JS handler registered for `kind` (see `onRequest` in js/core.ts) and waits.
     pub async fn request(&self, kind: &str, payload: serde_json::Value) -> JsReply {
+        self.send(kind, payload, None).await
+    }
+
+    /// Like `request`, for code that runs on behalf of the tool call `call`: `stop_call` can stop
+    /// that code while it runs without yielding.
+    pub async fn request_for_call(
+        &self,
+        kind: &str,
+        payload: serde_json::Value,
+        call: &str,
+    ) -> JsReply {
+        self.send(kind, payload, Some(call.to_string())).await
+    }
+
+    /// `call`'s time is up: if its code holds the JS thread, throw out of it (see `CallStop`).
+    pub fn stop_call(&self, call: &str) {
+        self.call_stop.stop(call);
+    }
+
+    /// Whether `stop_call` stopped `call`'s running code; asked once the call has settled.
+    pub fn call_was_stopped(&self, call: &str) -> bool {
+        self.call_stop.was_stopped(call)
+    }
+
+    async fn send(&self, kind: &str, payload: serde_json::Value, call: Option<String>) -> JsReply {
         let (reply, answer) = oneshot::channel();
         let event = HostEvent::Request {
             kind: kind.to_string(),
             payload,
+            call,
             reply,
         };
         if self.events.send(event).is_err() {
