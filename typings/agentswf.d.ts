@@ -201,8 +201,7 @@ declare module "agentswf" {
   export function tool<const S extends TSchema = Typed<NoInput>, R = void>(spec: ToolSpec<S, R>): Tool<StaticType<S>>;
 
   // -------------------------------------------------------------------------------------------
-  // Agents: the spec page's and ARCHITECTURE.md's surface, declared ahead of its implementation
-  // (being built on the main branch): `wf.agents.open` throws until it lands.
+  // Agents: wf.agents.open, turns and their outcomes (docs/agents.md).
   // -------------------------------------------------------------------------------------------
 
   /** How an agent is started: a known agent CLI by name, or any executable. */
@@ -213,7 +212,7 @@ declare module "agentswf" {
     | "gemini"
     | "opencode"
     | (string & {})
-    | { harness: string; model?: string; effort?: string }
+    | { harness: string; model?: string; effort?: string; args?: string[] }
     | { command: string[] };
 
   export interface AgentOpenSpec {

@@ -29,6 +29,9 @@ mod typed;
 mod typebox;
 // The typings under typings/ with the real TypeScript compiler over the examples and the spec.
 mod typings;
+// Every code block of README.md and docs/: TypeScript type-checked, commands checked against
+// awf's own --help, agent CLI command lines against the harnesses' source.
+mod docs;
 // Agents and turns with the command runtime: outcomes, check-ins, deadlines, process groups,
 // queueing, concurrency, reopen and close, Ctrl-C, the variables agents get.
 mod agents;

@@ -10,9 +10,19 @@ const TYPESCRIPT_VERSION: &str = "5.9.3";
 
 /// `tsc -p <project>/tsconfig.json` with `include` as given, extending the example tsconfig.
 fn tsc(project: &TempProject, include: &[String]) -> Ran {
+    tsc_with(project, include, serde_json::json!({}))
+}
+
+/// `tsc` with `compiler_options` over the example tsconfig's.
+pub(crate) fn tsc_with(
+    project: &TempProject,
+    include: &[String],
+    compiler_options: serde_json::Value,
+) -> Ran {
     let typescript = npm_tool("typescript", TYPESCRIPT_VERSION);
     let config = serde_json::json!({
         "extends": workspace().join("typings/tsconfig.example.json"),
+        "compilerOptions": compiler_options,
         "include": include,
     });
     project.file("tsconfig.json", &config.to_string());

@@ -34,32 +34,39 @@ impl Resolver for AwfResolver {
         name: &str,
         _attributes: Option<ImportAttributes<'js>>,
     ) -> rquickjs::Result<String> {
-        // The host itself imports from scripts it evaluates (no file base); user files are
-        // absolute paths and may reach only the public names.
-        let from_builtin = base.starts_with("awf:") || !base.starts_with('/');
-        if name == "awf:ops" && from_builtin {
-            return Ok(name.to_string());
-        }
-        if from_builtin && (name.starts_with("./") || name.starts_with("../")) {
-            if let Some(canonical) =
-                builtins::resolve_relative(base, name).filter(|c| builtins::exists(c))
-            {
-                return Ok(canonical);
-            }
-        }
-        if let Some(canonical) = builtins::public(name) {
-            return Ok(canonical.to_string());
-        }
-        if from_builtin && builtins::exists(name) {
-            return Ok(name.to_string());
-        }
-        if is_path(name) {
-            if let Some(found) = resolve_file(&HostState::of(ctx).cwd(), base, name) {
-                return Ok(found.display().to_string());
-            }
-        }
-        Err(unresolved(ctx, base, name))
+        resolve_name(&HostState::of(ctx).cwd(), base, name)
+            .ok_or_else(|| unresolved(ctx, base, name))
     }
+}
+
+/// The canonical name of what `name`, imported from the module `base`, refers to: `awf:<path>`
+/// for a built-in, an absolute path for a file; `None` when it refers to nothing.
+pub fn resolve_name(cwd: &Path, base: &str, name: &str) -> Option<String> {
+    // The host itself imports from scripts it evaluates (no file base); user files are
+    // absolute paths and may reach only the public names.
+    let from_builtin = base.starts_with("awf:") || !base.starts_with('/');
+    if name == "awf:ops" && from_builtin {
+        return Some(name.to_string());
+    }
+    if from_builtin && (name.starts_with("./") || name.starts_with("../")) {
+        if let Some(canonical) =
+            builtins::resolve_relative(base, name).filter(|c| builtins::exists(c))
+        {
+            return Some(canonical);
+        }
+    }
+    if let Some(canonical) = builtins::public(name) {
+        return Some(canonical.to_string());
+    }
+    if from_builtin && builtins::exists(name) {
+        return Some(name.to_string());
+    }
+    if is_path(name) {
+        if let Some(found) = resolve_file(cwd, base, name) {
+            return Some(found.display().to_string());
+        }
+    }
+    None
 }
 
 /// The error of an import that resolves to nothing, placed where it was written.
@@ -267,7 +274,8 @@ fn shown_path(file: &str, cwd: &Path) -> String {
         .unwrap_or_else(|_| file.to_string())
 }
 
-fn hint_for(name: &str) -> Option<String> {
+/// What to do about an import of `name` that resolves to nothing.
+pub fn hint_for(name: &str) -> Option<String> {
     let served: Vec<&str> = builtins::PUBLIC_NAMES.iter().map(|(n, _)| *n).collect();
     if is_path(name) {
         return Some(format!(
@@ -372,6 +380,24 @@ mod tests {
         assert_eq!(found("./lib/../data.json").as_deref(), Some("data.json"));
         assert_eq!(found("./missing"), None);
         std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn only_built_ins_reach_the_ops_module() {
+        let cwd = Path::new("/tmp");
+        assert_eq!(resolve_name(cwd, "/tmp/wf.ts", "awf:ops"), None);
+        assert_eq!(
+            resolve_name(cwd, "awf:agentswf/workflow", "awf:ops").as_deref(),
+            Some("awf:ops")
+        );
+        assert_eq!(
+            resolve_name(cwd, "/tmp/wf.ts", "agentswf").as_deref(),
+            Some("awf:agentswf/workflow")
+        );
+        assert_eq!(
+            resolve_name(cwd, "/tmp/wf.ts", "awf:agentswf/workflow"),
+            None
+        );
     }
 
     #[test]

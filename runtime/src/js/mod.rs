@@ -33,6 +33,7 @@ pub use errors::{JsError, Location};
 /// (`host.state().put(Rc::new(gate))`) to narrow it, before the code it bounds runs.
 pub use host::permissions::{Grant, Permissions, SandboxGrants};
 pub use host::set_permissions;
+pub use loader::{hint_for as unresolved_hint, resolve_name};
 
 use engine::OpTable;
 
