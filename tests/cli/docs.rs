@@ -468,3 +468,48 @@ fn every_json_and_python_block_parses() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// The text of every source file awf's messages come from.
+fn sources() -> String {
+    fn walk(dir: &Path, out: &mut String) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs" || e == "ts") {
+                out.push_str(&std::fs::read_to_string(&path).unwrap());
+            }
+        }
+    }
+    let mut out = String::new();
+    for dir in ["runtime/src", "cli/src", "js"] {
+        walk(&workspace().join(dir), &mut out);
+    }
+    out
+}
+
+#[test]
+fn every_troubleshooting_message_is_one_awf_gives() {
+    let page = std::fs::read_to_string(workspace().join("docs/troubleshooting.md")).unwrap();
+    let sources = sources();
+    let mut headings = 0;
+    let mut problems = Vec::new();
+    for (n, line) in page.lines().enumerate() {
+        let Some(message) = line.strip_prefix("### `").and_then(|m| m.strip_suffix('`')) else {
+            continue;
+        };
+        headings += 1;
+        // A quoted example (`"chalk"`) stands for what the source formats in.
+        for (i, fragment) in message.split('"').enumerate() {
+            if i % 2 == 0 && !fragment.trim().is_empty() && !sources.contains(fragment.trim()) {
+                problems.push(format!(
+                    "docs/troubleshooting.md:{}: awf never says {:?}",
+                    n + 1,
+                    fragment.trim()
+                ));
+            }
+        }
+    }
+    assert!(headings >= 10, "only {headings} messages found");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
