@@ -128,7 +128,7 @@ mod tests {
         );
         assert!(!check_in.contains("Say hello."));
         assert!(check_in.contains("result t1"));
-        assert!(!prompt.contains(" send "), "{prompt}");
+        assert!(!prompt.contains("wfa send"), "{prompt}");
         let sends = compose(&TurnText {
             sends: true,
             ..text
