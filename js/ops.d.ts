@@ -89,6 +89,10 @@ declare module "awf:ops" {
   export function agent_open(run: number, spec: unknown): unknown;
   export function agent_run(request: { run: number; agent: string; prompt: unknown; schema: unknown; timeout: unknown }): Pending<unknown>;
   export function agent_close(agent: { run: number; agent: string }): Pending<void>;
+  // workflow/messages
+  export function agent_send(request: { run: number; agent: string; message: unknown; timeout: unknown }): Pending<unknown>;
+  export function receive_check(request: { run: number; from: unknown; timeout: unknown }): unknown;
+  export function message_received(run: number, seq: number): void;
 
   // workflow/stages
   export function stage_enter(args: { run: number; name: unknown }): { reuse: false } | { reuse: true; attempt: number; hasValue: boolean; value?: unknown };

@@ -28,7 +28,30 @@ declare module "agentswf/testing" {
     readonly signal: AbortSignal;
     /** Calls one of the agent's tools, through the same checks and handler a real call goes through. */
     tool(name: string, input?: { [key: string]: JsonValue }): Promise<ToolCallResult>;
+    /** Sends the workflow a message, as `wfa send` would (the agent needs `messages: true`). */
+    send(message: string | { text?: string; data?: JsonValue }): Promise<SendResult>;
   }
+
+  /** What `turn.send(...)` gives back. */
+  export type SendResult = { kind: "sent" } | { kind: "refused"; code: string; error: string };
+
+  /** The message turn a `wake(...)` script plays: `agent.send` woke the agent. */
+  export interface WakeTurn {
+    readonly agent: string;
+    readonly n: number;
+    /** What `agent.send` gave. */
+    readonly message: { text: string; data?: JsonValue };
+    readonly signal: AbortSignal;
+    tool(name: string, input?: { [key: string]: JsonValue }): Promise<ToolCallResult>;
+    send(message: string | { text?: string; data?: JsonValue }): Promise<SendResult>;
+  }
+
+  /**
+   * What the agent does when `agent.send` wakes it; it owes no answer, and may return a
+   * `reply.*()` to end the message turn another way. In a list, message turns take the `wake`
+   * entries in order and turns the others.
+   */
+  export function wake(respond: (turn: WakeTurn) => void | Script | Promise<void | Script>): Script;
 
   /** How one turn is scripted: made by `answer(...)` or `reply.*`. */
   export interface Script {
@@ -58,7 +81,7 @@ declare module "agentswf/testing" {
   };
 
   export interface TestOptions {
-    /** Agent key, or a `*` pattern, to its script, or to a list with one script per turn. */
+    /** Agent key, or a `*` pattern, to its script, or to a list with one script per turn (and `wake` ones per message turn). */
     agents?: { [key: string]: Script | Script[] };
     /** The run's deadline: `"30s"`, `"5m"` or milliseconds (default 30 minutes). */
     timeout?: string | number;
@@ -96,9 +119,21 @@ declare module "agentswf/testing" {
     prompt?: string;
     schema?: { [key: string]: JsonValue } | null;
     checkIn: boolean;
-    /** `answered`, `unanswered`, `blocked`, `timed-out`, `failed` or `cancelled`. */
+    /** `answered`, `unanswered`, `blocked`, `timed-out`, `failed` or `cancelled`; `ended` for a message turn. */
     outcome: string;
     detail?: string;
+    /** A message turn (`agent.send`): its message. */
+    message?: { text: string; data?: JsonValue };
+  }
+
+  /** A message an agent sent the workflow. */
+  export interface MessageRecord {
+    from: string;
+    text: string;
+    data?: JsonValue;
+    at: string;
+    /** Whether `wf.receive` took it. */
+    received: boolean;
   }
 
   /** One tool call of a tested run. */
@@ -127,6 +162,8 @@ declare module "agentswf/testing" {
     readonly turns: TurnRecord[];
     /** Every tool call, refusals too. */
     readonly calls: CallRecord[];
+    /** Every message agents sent, in order. */
+    readonly messages: MessageRecord[];
     /** The `wf.log` lines of the run. */
     readonly logs: { message: string; fields?: { [key: string]: JsonValue } }[];
     /** The turns of one agent. */

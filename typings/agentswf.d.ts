@@ -102,6 +102,12 @@ declare module "agentswf" {
     /** Opens agents and gives them turns (see the agents section below). */
     readonly agents: AgentDirectory;
     /**
+     * The next message an agent sent with `wfa send` (an agent opened with `messages: true`), or
+     * the next from agent `from` (the others stay queued, in order). Waits for one; with
+     * `timeout`, rejects with an error whose `code` is `"receive-timeout"`.
+     */
+    receive<D extends JsonValue = JsonValue>(options?: ReceiveOptions): Promise<Message<D>>;
+    /**
      * A step whose end is recorded. On `awf run --continue` a stage an earlier attempt finished
      * is reused: `work` is not called. Names match `^[a-z][a-z0-9-]*$`, once per attempt; stages
      * do not nest. Without options the work returns nothing.
@@ -232,7 +238,40 @@ declare module "agentswf" {
     env?: { inherit?: boolean | string[]; withhold?: string[] } & { [name: string]: string | boolean | string[] | undefined };
     /** At most 16, named in lowercase letters, digits and `_`; checked when the agent opens. */
     tools?: { [name: string]: Tool<any> };
+    /** The agent may send the workflow messages with `wfa send`, which `wf.receive` takes. */
+    messages?: boolean;
   }
+
+  /** A message an agent sent (`wfa send`), as `wf.receive` gives it. */
+  export interface Message<D extends JsonValue = JsonValue> {
+    /** The key of the agent that sent it. */
+    from: string;
+    text: string;
+    /** What `wfa send --json` gave, when it did. */
+    data?: D;
+    /** When it was sent, RFC 3339. */
+    at: string;
+  }
+
+  export interface ReceiveOptions {
+    /** Only a message from this agent. */
+    from?: string;
+    /** `"30s"`; then `wf.receive` rejects with `code: "receive-timeout"`. */
+    timeout?: Duration;
+  }
+
+  /** What `agent.send` gives the agent: text, data, or both. */
+  export type MessageToAgent = string | { text?: string; data?: JsonValue };
+
+  /** How a message turn ended: the agent was done with it, or why not. */
+  export type MessageOutcome =
+    | { kind: "ended"; ended: true }
+    | {
+        kind: "failed" | "blocked" | "timed-out" | "cancelled";
+        ended: false;
+        reason: "failed" | "blocked" | "timed-out" | "cancelled";
+        detail: string;
+      };
 
   /** Why a turn ended without an accepted answer. */
   export type TurnFailure = "unanswered" | "blocked" | "timed-out" | "failed" | "cancelled";
@@ -256,6 +295,11 @@ declare module "agentswf" {
     readonly key: string;
     /** Gives the agent a turn; resolves with its outcome however it ends. */
     run<const S extends TSchema = Typed<string>>(spec: TurnSpec<S>): Promise<{ outcome: TurnOutcome<StaticType<S>> }>;
+    /**
+     * Wakes the agent with a message turn: it reads the message and may call its tools, but owes
+     * no answer. Queued behind a running turn; resolves when the message turn ends.
+     */
+    send(message: MessageToAgent, options?: { timeout?: Duration }): Promise<{ outcome: MessageOutcome }>;
     /** Ends the agent once its queued turns are done; later turns reject. */
     close(): Promise<void>;
   }

@@ -12,6 +12,7 @@ import { opAsync, onRequest, startTimer, clearTimer, unrefTimer } from "../core.
 import { isTyped, isWorkflow, type Typed, type Workflow } from "./workflow.ts";
 import { createContext } from "../workflow/context.ts";
 import { isStop, type StopState } from "../workflow/stages.ts";
+import { closeMailbox } from "../workflow/messages.ts";
 
 const SCRIPT = Symbol.for("awf.script");
 
@@ -39,6 +40,27 @@ export interface Turn {
   readonly signal: AbortSignal;
   /** Calls one of the agent's tools through the same checks and handler a real call goes through. */
   tool(name: string, input?: unknown): Promise<ToolResult>;
+  /** Sends the workflow a message, as `wfa send` would (the agent needs `messages: true`). */
+  send(message: string | { text?: string; data?: unknown }): Promise<SendResult>;
+}
+
+/** What a message turn's script (`wake`) is given: the message, and the agent's tools. */
+export interface WakeTurn {
+  readonly agent: string;
+  readonly n: number;
+  /** What `agent.send` gave. */
+  readonly message: { text: string; data?: unknown };
+  readonly signal: AbortSignal;
+  tool(name: string, input?: unknown): Promise<ToolResult>;
+  send(message: string | { text?: string; data?: unknown }): Promise<SendResult>;
+}
+
+export type SendResult = { kind: "sent" } | { kind: "refused"; code: string; error: string };
+
+/** A message turn's script: `wake(async (turn) => { ... })`. */
+export interface Wake {
+  readonly [SCRIPT]: "wake";
+  readonly respond: (turn: WakeTurn) => unknown;
 }
 
 export type ToolResult =
@@ -53,7 +75,7 @@ export interface Script {
   readonly respond: (turn: Turn) => unknown;
 }
 
-type Entry = Script | Reply;
+type Entry = Script | Reply | Wake;
 
 function isEntry(value: unknown): value is Entry {
   return typeof value === "object" && value !== null && SCRIPT in value;
@@ -76,6 +98,16 @@ export function answer(...args: unknown[]): Script {
   }
   const respond = typeof body === "function" ? (body as (turn: Turn) => unknown) : () => body;
   return Object.freeze({ [SCRIPT]: "answer" as const, schema, respond });
+}
+
+/**
+ * `wake(async (turn) => { ... })`: what the agent does when `agent.send` wakes it with a message
+ * turn; it owes no answer. It may return a `reply.*` to end the message turn another way. In
+ * an agent's list of scripts, message turns take the `wake` entries in order, turns the others.
+ */
+export function wake(respond: (turn: WakeTurn) => unknown): Wake {
+  if (typeof respond !== "function") throw new TypeError("wake(async (turn) => { ... }): give it a function");
+  return Object.freeze({ [SCRIPT]: "wake" as const, respond });
 }
 
 function replyOf(kind: ReplyKind, reason?: string): Reply {
@@ -134,6 +166,18 @@ export interface TurnRecord {
   checkIn: boolean;
   outcome: string;
   detail?: string;
+  /** A message turn (`agent.send`): its message. */
+  message?: { text: string; data?: unknown };
+}
+
+/** A message an agent sent the workflow (`wfa send`, `turn.send`). */
+export interface MessageRecord {
+  from: string;
+  text: string;
+  data?: unknown;
+  at: string;
+  /** Whether `wf.receive` took it. */
+  received: boolean;
 }
 
 export interface CallRecord {
@@ -154,6 +198,8 @@ export class TestRun<R = unknown> {
   readonly #failed: boolean;
   readonly turns: TurnRecord[];
   readonly calls: CallRecord[];
+  /** The messages agents sent, in order. */
+  readonly messages: MessageRecord[];
   readonly logs: { message: string; fields?: Record<string, unknown> }[];
   /** The attempt: 1, or 2 when the test gave `recorded` or `fromStage`. */
   readonly attempt: number;
@@ -173,6 +219,7 @@ export class TestRun<R = unknown> {
     }
     this.turns = turnRecords(events, prompts);
     this.calls = callRecords(events);
+    this.messages = messageRecords(events);
     this.logs = events
       .filter((e) => e.event === "log")
       .map((e) => (e.fields ? { message: e.message, fields: e.fields } : { message: e.message }));
@@ -196,7 +243,9 @@ export class TestRun<R = unknown> {
 function turnRecords(events: Record<string, any>[], prompts: Map<string, { prompt: string; schema: object | null }>): TurnRecord[] {
   const records = new Map<string, TurnRecord>();
   for (const e of events) {
-    if (e.event === "turn-started") {
+    if (e.event === "turn-started" && e.message) {
+      records.set(e.turn, { agent: e.agent, turn: e.turn, n: e.n, schema: null, checkIn: false, outcome: "running", message: e.message });
+    } else if (e.event === "turn-started") {
       const asked = prompts.get(e.turn);
       records.set(e.turn, { agent: e.agent, turn: e.turn, n: e.n, prompt: asked?.prompt, schema: asked?.schema ?? e.schema ?? null, checkIn: false, outcome: "running" });
     } else if (e.event === "check-in") {
@@ -236,6 +285,17 @@ function stageRecords(events: Record<string, any>[], values: Map<string, unknown
   return stages;
 }
 
+function messageRecords(events: Record<string, any>[]): MessageRecord[] {
+  const received = new Set(events.filter((e) => e.event === "message-received").map((e) => e.seq));
+  return events
+    .filter((e) => e.event === "message-sent")
+    .map((e) => {
+      const record: MessageRecord = { from: e.agent, text: e.text, at: e.at, received: received.has(e.seq) };
+      if ("data" in e) record.data = e.data;
+      return record;
+    });
+}
+
 function callRecords(events: Record<string, any>[]): CallRecord[] {
   const calls: CallRecord[] = [];
   const byId = new Map<string, CallRecord>();
@@ -261,8 +321,10 @@ function callRecords(events: Record<string, any>[]): CallRecord[] {
 interface ScriptedRun {
   handle: number;
   agents: Record<string, Entry | Entry[]>;
-  /** Which list entry each agent is at. */
+  /** Which list entry each agent is at (among its turn entries). */
   used: Map<string, number>;
+  /** Which wake entry each agent is at. */
+  woken: Map<string, number>;
   prompts: Map<string, { prompt: string; schema: object | null }>;
   aborts: Map<string, AbortController>;
   fail(error: unknown): void;
@@ -305,7 +367,7 @@ export async function testWorkflow<R = unknown>(workflow: Workflow<any, R>, ...r
   const agents = options.agents ?? {};
   for (const [key, entries] of Object.entries(agents)) {
     for (const entry of Array.isArray(entries) ? entries : [entries]) {
-      if (!isEntry(entry)) throw new TypeError(`testWorkflow: the script for agent "${key}" must be answer(...) or reply.*(), or a list of them`);
+      if (!isEntry(entry)) throw new TypeError(`testWorkflow: the script for agent "${key}" must be answer(...), reply.*() or wake(...), or a list of them`);
     }
   }
   const recorded = recordedValues(options.recorded);
@@ -331,7 +393,7 @@ export async function testWorkflow<R = unknown>(workflow: Workflow<any, R>, ...r
     };
   });
   failed.catch(() => {});
-  const state: ScriptedRun = { handle: opened.run, agents, used: new Map(), prompts: new Map(), aborts: new Map(), fail: (e) => failTest(e) };
+  const state: ScriptedRun = { handle: opened.run, agents, used: new Map(), woken: new Map(), prompts: new Map(), aborts: new Map(), fail: (e) => failTest(e) };
   runs.set(opened.runId, state);
   const stall = watchForStall(opened.run, millis(options.stall, 2000), failTest);
   let result: { value?: R; error?: unknown; failed: boolean; stopped?: string };
@@ -359,6 +421,7 @@ export async function testWorkflow<R = unknown>(workflow: Workflow<any, R>, ...r
     clearTimer(stall);
     await opAsync(ops.test_run_close({ run: opened.run }));
     runs.delete(opened.runId);
+    closeMailbox(opened.runId);
   }
   if (failure) throw placedAt(failure.error, callSite);
   const unused = unusedEntries(state);
@@ -449,12 +512,25 @@ function globMatches(pattern: string, key: string): boolean {
   return regex.test(key);
 }
 
+/** An agent's list of scripts, split: the entries its turns take, and the `wake` ones. */
+function split(entries: Entry[]): { turns: (Script | Reply)[]; wakes: Wake[] } {
+  return {
+    turns: entries.filter((e): e is Script | Reply => e[SCRIPT] !== "wake"),
+    wakes: entries.filter((e): e is Wake => e[SCRIPT] === "wake"),
+  };
+}
+
 function unusedEntries(state: ScriptedRun): string | undefined {
   for (const [key, entries] of Object.entries(state.agents)) {
     if (!Array.isArray(entries)) continue;
+    const { turns, wakes } = split(entries);
     const used = state.used.get(key) ?? 0;
-    if (used < entries.length) {
-      return `the script list for agent "${key}" has ${entries.length} entries but only ${used} turn${used === 1 ? "" : "s"} came`;
+    if (used < turns.length) {
+      return `the script list for agent "${key}" has ${turns.length} entries but only ${used} turn${used === 1 ? "" : "s"} came`;
+    }
+    const woken = state.woken.get(key) ?? 0;
+    if (woken < wakes.length) {
+      return `the script list for agent "${key}" has ${wakes.length} wake entr${wakes.length === 1 ? "y" : "ies"} but only ${woken} message turn${woken === 1 ? "" : "s"} came`;
     }
   }
   return undefined;
@@ -478,6 +554,8 @@ interface TurnRequest {
   prompt: string;
   schema: object | null;
   checkIn: boolean;
+  /** A message turn's message. */
+  message: { text: string; data?: unknown } | null;
 }
 
 onRequest("script.turn", async (request: TurnRequest) => {
@@ -500,25 +578,61 @@ onRequest("script.abort", ({ run, turn }: { run: string; turn: string }) => {
 async function playTurn(state: ScriptedRun, request: TurnRequest): Promise<{ reply: string; reason?: string }> {
   const script = scriptFor(state, request.agent);
   if (typeof script === "string") throw new ScriptFailure(script);
-  let entry: Entry;
-  if (Array.isArray(script)) {
-    // A check-in shares its turn's entry.
-    const index = request.checkIn ? (state.used.get(request.agent) ?? 1) - 1 : state.used.get(request.agent) ?? 0;
-    if (index >= script.length) {
-      throw new ScriptFailure(`agent "${request.agent}" got turn ${request.n} but its script list has ${script.length} entr${script.length === 1 ? "y" : "ies"}`);
-    }
-    if (!request.checkIn) state.used.set(request.agent, index + 1);
-    entry = script[index]!;
-  } else {
-    entry = script;
-  }
+  const entry = request.message ? wakeEntry(state, request, script) : turnEntry(state, request, script);
   const controller = new AbortController();
   state.aborts.set(request.turn, controller);
   try {
+    if (entry[SCRIPT] === "wake") return await playWake(state, request, entry, controller.signal);
     return await play(state, request, entry, controller.signal);
   } finally {
     state.aborts.delete(request.turn);
   }
+}
+
+function turnEntry(state: ScriptedRun, request: TurnRequest, script: Entry | Entry[]): Script | Reply {
+  if (!Array.isArray(script)) {
+    if (script[SCRIPT] === "wake") {
+      throw new ScriptFailure(`agent "${request.agent}" got turn ${request.n} but its script is only wake(...), which plays message turns; give it a list: [answer(...), wake(...)]`);
+    }
+    return script;
+  }
+  const { turns } = split(script);
+  // A check-in shares its turn's entry.
+  const index = request.checkIn ? (state.used.get(request.agent) ?? 1) - 1 : state.used.get(request.agent) ?? 0;
+  if (index >= turns.length) {
+    throw new ScriptFailure(`agent "${request.agent}" got turn ${request.n} but its script list has ${turns.length} entr${turns.length === 1 ? "y" : "ies"}`);
+  }
+  if (!request.checkIn) state.used.set(request.agent, index + 1);
+  return turns[index]!;
+}
+
+function wakeEntry(state: ScriptedRun, request: TurnRequest, script: Entry | Entry[]): Wake {
+  const wakes = Array.isArray(script) ? split(script).wakes : script[SCRIPT] === "wake" ? [script] : [];
+  if (wakes.length === 0) {
+    throw new ScriptFailure(`agent "${request.agent}" got a message turn (agent.send) but its script has no wake(...); give it one, e.g. [answer(...), wake(async (turn) => { ... })]`);
+  }
+  if (!Array.isArray(script)) return wakes[0]!;
+  const index = state.woken.get(request.agent) ?? 0;
+  if (index >= wakes.length) {
+    throw new ScriptFailure(`agent "${request.agent}" got message turn ${index + 1} but its script list has ${wakes.length} wake entr${wakes.length === 1 ? "y" : "ies"}`);
+  }
+  state.woken.set(request.agent, index + 1);
+  return wakes[index]!;
+}
+
+async function playWake(state: ScriptedRun, request: TurnRequest, entry: Wake, signal: AbortSignal): Promise<{ reply: string; reason?: string }> {
+  const turn: WakeTurn = Object.freeze({
+    agent: request.agent,
+    n: request.n,
+    message: request.message!,
+    signal,
+    tool: (name: string, input?: unknown) => callTool(state, request, name, input),
+    send: (message: string | { text?: string; data?: unknown }) => sendMessage(state, request, message),
+  });
+  const value = await entry.respond(turn);
+  if (value === undefined) return { reply: "silent" };
+  if (isEntry(value) && value[SCRIPT] === "reply") return replied(value, signal);
+  throw new ScriptFailure(`agent "${request.agent}": a wake script owes no answer; return nothing, or a reply.*() to end the message turn another way`);
 }
 
 async function play(state: ScriptedRun, request: TurnRequest, entry: Entry, signal: AbortSignal): Promise<{ reply: string; reason?: string }> {
@@ -536,9 +650,11 @@ async function play(state: ScriptedRun, request: TurnRequest, entry: Entry, sign
     checkIn: request.checkIn,
     signal,
     tool: (name: string, input?: unknown) => callTool(state, request, name, input),
+    send: (message: string | { text?: string; data?: unknown }) => sendMessage(state, request, message),
   });
   const value = await entry.respond(turn);
   if (isEntry(value)) {
+    if (value[SCRIPT] === "wake") throw new ScriptFailure(`agent "${request.agent}": a script function must return the answer's value or a reply.*(), not wake(...)`);
     if (value[SCRIPT] === "answer") throw new ScriptFailure(`agent "${request.agent}": a script function must return the answer's value or a reply.*(), not answer(...)`);
     return replied(value, signal);
   }
@@ -602,3 +718,20 @@ async function callTool(state: ScriptedRun, request: TurnRequest, name: string, 
   }
 }
 
+
+/** Sends a message through the agent's socket, as `wfa send` would. */
+async function sendMessage(state: ScriptedRun, request: TurnRequest, message: string | { text?: string; data?: unknown }): Promise<SendResult> {
+  let wire: { command: "send"; text: string | null; data: string | null };
+  if (typeof message === "string") {
+    wire = { command: "send", text: message, data: null };
+  } else if (typeof message === "object" && message !== null) {
+    const text = message.text ?? null;
+    if (text !== null && typeof text !== "string") throw new TypeError("turn.send({ text, data }): text must be a string");
+    wire = { command: "send", text, data: message.data === undefined ? null : JSON.stringify(ops.check_json(message.data)) };
+  } else {
+    throw new TypeError("turn.send(message): a message is a string or { text, data }");
+  }
+  const response = await exchange(state, request.agent, wire);
+  if (response.kind === "ok") return { kind: "sent" };
+  return { kind: "refused", code: response.code!, error: [response.message, ...(response.details ?? [])].join("\n") };
+}

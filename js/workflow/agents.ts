@@ -9,6 +9,7 @@ import * as ops from "awf:ops";
 import { AwfError, opAsync } from "../core.ts";
 import { isTyped, type Typed } from "../agentswf/workflow.ts";
 import { registerHandlers, toolSpecs } from "./tools.ts";
+import { sendTo, type MessageOutcome } from "./messages.ts";
 
 export type TurnOutcome<T> =
   | { kind: "answered"; answered: true; value: T }
@@ -36,6 +37,8 @@ export interface AgentOpenSpec {
   cwd?: string;
   env?: Record<string, string>;
   tools?: Record<string, unknown>;
+  /** The agent may send the workflow messages (`wfa send`), which `wf.receive` takes. */
+  messages?: boolean;
 }
 
 export class Agent {
@@ -75,6 +78,11 @@ export class Agent {
   async #start(request: object): Promise<{ outcome: TurnOutcome<unknown> }> {
     const outcome = (await opAsync(ops.agent_run(request))) as TurnOutcome<unknown>;
     return { outcome };
+  }
+
+  /** Wakes the agent with a message turn (queued behind its running turn); resolves when it ends. */
+  send(message: string | { text?: string; data?: unknown }, options?: { timeout?: string | number }): Promise<{ outcome: MessageOutcome }> {
+    return sendTo(this.#run, this.key, message, options);
   }
 
   /** Ends the agent once its queued turns are done; later turns reject. */

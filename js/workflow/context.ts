@@ -4,6 +4,7 @@
 import * as ops from "awf:ops";
 import { createAgents, type AgentDirectory } from "./agents.ts";
 import { createStages, type StageOptions, type StopState } from "./stages.ts";
+import { createReceiver, type Message, type ReceiveOptions } from "./messages.ts";
 
 export interface WorkflowContext {
   readonly runId: string;
@@ -22,11 +23,14 @@ export interface WorkflowContext {
   stage<T>(name: string, options: StageOptions<T>, work: () => T | Promise<T>): Promise<T>;
   /** Ends the attempt as `stopped` (exit 3), recorded with its stage. */
   stop(reason: string): never;
+  /** The next message an agent sent (`wfa send`), or the next from `from`; waits for one. */
+  receive<D = unknown>(options?: ReceiveOptions): Promise<Message<D>>;
 }
 
 export function createContext(run: number, stops: StopState = {}): WorkflowContext {
   const info = ops.run_info(run) as { runId: string; attempt: number; workflow: string; cwd: string; deadline: number };
   const { stage, stop } = createStages(run, stops);
+  const receiver = createReceiver(run, info.runId);
   return Object.freeze({
     runId: info.runId,
     attempt: info.attempt,
@@ -39,5 +43,6 @@ export function createContext(run: number, stops: StopState = {}): WorkflowConte
     agents: createAgents(run, info.runId),
     stage: stage as WorkflowContext["stage"],
     stop,
+    receive: receiver.receive,
   });
 }

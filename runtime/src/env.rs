@@ -13,6 +13,13 @@ pub const AWF_SESSION: &str = "AWF_SESSION";
 /// Set for an agent's process: `1` when the turn is a check-in (the previous run of the turn
 /// ended without an answer), else `0`.
 pub const AWF_CHECK_IN: &str = "AWF_CHECK_IN";
+/// Set for an agent's process: `1` in a message turn (`agent.send` woke the agent; it owes no
+/// answer), else `0`.
+pub const AWF_MESSAGE: &str = "AWF_MESSAGE";
+/// Set for an agent's process in a message turn: the message's text (may be empty).
+pub const AWF_MESSAGE_TEXT: &str = "AWF_MESSAGE_TEXT";
+/// Set for an agent's process in a message turn whose message has data: the data as JSON.
+pub const AWF_MESSAGE_DATA: &str = "AWF_MESSAGE_DATA";
 /// Read by awf: the `wfa` binary agents' launchers start; default: `wfa` beside `awf`.
 pub const AWF_WFA_BIN: &str = "AWF_WFA_BIN";
 /// Read by awf: which diagnostics go to stderr, as tracing's filter directives (`debug`,

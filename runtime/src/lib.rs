@@ -25,6 +25,7 @@ pub mod harness;
 pub mod hint;
 pub mod js;
 pub mod limits;
+pub mod messages;
 pub mod os;
 pub mod paths;
 pub mod progress;

@@ -59,5 +59,7 @@ pub const MAX_CONNECTIONS_PER_AGENT: usize = 32;
 pub const MAX_BUFFERED_BYTES_PER_AGENT: usize = 3 * MAX_REQUEST_BYTES;
 /// How long a connection may take to send its request line before the server drops it.
 pub const REQUEST_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// Largest message (`wfa send`, `agent.send`): its text's bytes plus its data as JSON.
+pub const MAX_MESSAGE_BYTES: usize = 64 * 1024;
 /// Longest `wfa waiting` reason, in bytes.
 pub const MAX_WAITING_REASON_BYTES: usize = 2048;

@@ -45,6 +45,9 @@ mod tool_rules;
 // Host APIs (node:fs, node:child_process, fetch, web globals, ...) through `awf run`, each
 // workflow under tests/js/host/ against its expected JSON; the compatibility file against node.
 mod host_apis;
+// Messages: `wfa send`, `wf.receive`, `agent.send` and message turns, with command agents and
+// live with codex and claude.
+mod messages;
 // `wfa` against a fake run: the wire request it sends, its output and exit codes.
 mod wfa_wire;
 // `awf test`: exit codes, discovery, filters, time-outs, output, JUnit, bun conformance.

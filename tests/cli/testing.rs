@@ -157,3 +157,22 @@ test("twenty minutes pass at once", async () => {
         ran.stdout
     );
 }
+
+/// The number of tests in tests/fixtures/testing-messages/messages.test.ts.
+const MESSAGES_TESTS: usize = 5;
+
+#[test]
+fn every_test_of_the_scripted_messages_passes() {
+    let ran = AwfCommand::new(awf_bin())
+        .args(&["test", "tests/fixtures/testing-messages"])
+        .current_dir(&workspace())
+        .run();
+    ran.assert_success();
+    let last = ran.stdout.trim_end().lines().last().unwrap_or_default();
+    assert_eq!(
+        last,
+        format!("{MESSAGES_TESTS} passed, 0 failed"),
+        "{}",
+        ran.stdout
+    );
+}

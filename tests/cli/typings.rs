@@ -108,3 +108,22 @@ fn the_example_tsconfig_lists_every_typings_file() {
         "not in tsconfig.example.json: {listed:?}"
     );
 }
+
+/// The message fixtures (a workflow, its tests, the live one) use `messages`, `wf.receive`,
+/// `agent.send`, `wake`, `turn.send` and `run.messages` as the typings declare them.
+#[test]
+fn the_message_fixtures_type_check() {
+    let project = TempProject::new();
+    let ran = tsc(
+        &project,
+        &[
+            under_workspace("tests/fixtures/testing-messages/*.ts"),
+            under_workspace("tests/fixtures/agent-clis/messages.ts"),
+        ],
+    );
+    assert_eq!(
+        (ran.code, ran.stdout.as_str(), ran.stderr.as_str()),
+        (Some(0), "", ""),
+        "tsc found errors"
+    );
+}

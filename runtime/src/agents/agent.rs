@@ -74,6 +74,8 @@ struct OpenTurn {
     answered: Arc<Notify>,
     /// Wakes a running tool call when the turn ends.
     over: Arc<Notify>,
+    /// A message turn (`agent.send`): tools work, and no answer is owed or taken.
+    message: bool,
 }
 
 impl Agent {
@@ -235,6 +237,21 @@ impl Agent {
         schema: Option<Schema>,
         deadline: Instant,
     ) -> (u32, Arc<Notify>) {
+        self.open(id, schema, deadline, false)
+    }
+
+    /// Opens a message turn: the agent may call its tools, and owes no answer.
+    pub(super) fn open_message_turn(&self, id: &str, deadline: Instant) -> (u32, Arc<Notify>) {
+        self.open(id, None, deadline, true)
+    }
+
+    fn open(
+        &self,
+        id: &str,
+        schema: Option<Schema>,
+        deadline: Instant,
+        message: bool,
+    ) -> (u32, Arc<Notify>) {
         let mut state = self.state();
         state.turns_taken += 1;
         let answered = Arc::new(Notify::new());
@@ -245,8 +262,19 @@ impl Agent {
             accepted: None,
             answered: answered.clone(),
             over: Arc::new(Notify::new()),
+            message,
         });
         (state.turns_taken, answered)
+    }
+
+    /// Whether the agent was opened with `messages: true`.
+    pub fn sends_messages(&self) -> bool {
+        self.spec.messages
+    }
+
+    /// The id of the turn the agent works on, if any.
+    pub fn open_turn_id(&self) -> Option<String> {
+        self.state().open.as_ref().map(|t| t.id.clone())
     }
 
     /// The accepted answer of the open turn, if any.
@@ -294,6 +322,9 @@ impl Agent {
             Some(open) if open.id == turn => open,
             _ => return refuse_turn(&state, turn),
         };
+        if open.message {
+            return super::message_turn::refuse_answer(turn, "result");
+        }
         if open.accepted.is_some() {
             return refused(
                 Code::ClosedTurn,
@@ -396,6 +427,9 @@ impl Agent {
         }
         let state = self.state();
         let deadline = match state.open.as_ref() {
+            Some(open) if open.id == turn && open.message => {
+                return super::message_turn::refuse_answer(turn, "waiting")
+            }
             Some(open) if open.id == turn && open.accepted.is_none() => open.deadline,
             _ => return refuse_turn(&state, turn),
         };

@@ -6,6 +6,7 @@
 use std::sync::{Arc, Weak};
 
 use super::agent::{refused, Agent};
+use super::sending;
 use crate::channel::refusal::Code;
 use crate::channel::server::{ChannelHandler, HandlerFuture, Peer};
 use crate::channel::wire::{Request, Response};
@@ -58,6 +59,9 @@ impl ChannelHandler for AgentChannel {
                 Request::Expects { tool, turn } => agent.expects(tool.as_deref(), turn.as_deref()),
                 Request::Tool { name, args, stdin } => {
                     dispatch::call(&*agent, name, args, stdin).await
+                }
+                Request::Send { text, data } => {
+                    sending::send(&agent, text.as_deref(), data.as_deref()).await
                 }
             }
         })

@@ -7,6 +7,8 @@
 //! - `channel.rs`: the agent's socket router.
 //! - `turn.rs`: one turn, from its queue ticket to its outcome, through the agent's harness.
 //! - `queue.rs`: one operation at a time per agent, in call order.
+//! - `sending.rs`: `wfa send`, a message from the agent to the workflow.
+//! - `message_turn.rs`: `agent.send`, a message turn that wakes the agent.
 //! - `prompt.rs`, `answer.rs`, `outcome.rs`: what the agent reads, how an answer is read, how a
 //!   turn ends.
 //!
@@ -16,11 +18,13 @@
 mod agent;
 mod answer;
 mod channel;
+pub mod message_turn;
 pub mod outcome;
 mod problem;
 pub mod prompt;
 pub mod queue;
 mod registry;
+mod sending;
 mod spec;
 pub mod turn;
 

@@ -13,7 +13,7 @@ use crate::tools::ToolSetError;
 pub enum OpenError {
     #[error("wf.agents.open(spec): spec must be an object with key and runtime")]
     NotAnObject,
-    #[error("wf.agents.open(spec): unknown option `{0}` (known: key, runtime, instructions, cwd, env, tools)")]
+    #[error("wf.agents.open(spec): unknown option `{0}` (known: key, runtime, instructions, cwd, env, tools, messages)")]
     UnknownOption(String),
     /// `{0}` is the key as JSON.
     #[error("wf.agents.open(spec): key {0} is not a valid agent key; use 1 to 64 letters, digits, '.', '_', ':' or '-'")]
@@ -24,6 +24,8 @@ pub enum OpenError {
     NoRuntime(String),
     #[error("wf.agents.open(spec): agent \"{key}\": {field} must be a string")]
     NotText { key: String, field: &'static str },
+    #[error("wf.agents.open(spec): agent \"{key}\": {field} must be true or false")]
+    NotBoolean { key: String, field: &'static str },
     #[error("wf.agents.open(spec): agent \"{key}\": {problem}")]
     Env { key: String, problem: EnvProblem },
     #[error("agent \"{key}\": {source}")]

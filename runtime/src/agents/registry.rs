@@ -42,6 +42,8 @@ pub struct RunLink {
     /// A continued run: the native session each agent key had in an earlier attempt; an agent
     /// opened under that key resumes it when its harness is the same and can resume.
     pub resume: HashMap<String, PriorSession>,
+    /// The messages agents sent and the workflow has not received yet.
+    pub messages: crate::messages::Ledger,
 }
 
 /// What awf could not set up for an agent.

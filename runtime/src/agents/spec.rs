@@ -18,6 +18,8 @@ pub struct AgentSpec {
     pub env: AgentEnv,
     /// `None` when the spec left tools out (a reopen then keeps what the agent has).
     pub tools: Option<ToolSet>,
+    /// `messages: true`: the agent may send the workflow messages (`wfa send`).
+    pub messages: bool,
 }
 
 impl AgentSpec {
@@ -25,7 +27,15 @@ impl AgentSpec {
         let Some(object) = spec.as_object() else {
             return Err(OpenError::NotAnObject);
         };
-        const KNOWN: &[&str] = &["key", "runtime", "instructions", "cwd", "env", "tools"];
+        const KNOWN: &[&str] = &[
+            "key",
+            "runtime",
+            "instructions",
+            "cwd",
+            "env",
+            "tools",
+            "messages",
+        ];
         if let Some(unknown) = object.keys().find(|k| !KNOWN.contains(&k.as_str())) {
             return Err(OpenError::UnknownOption(unknown.clone()));
         }
@@ -69,8 +79,19 @@ impl AgentSpec {
                 })?,
             ),
         };
+        let messages = match object.get("messages") {
+            None | Some(Value::Null) | Some(Value::Bool(false)) => false,
+            Some(Value::Bool(true)) => true,
+            Some(_) => {
+                return Err(OpenError::NotBoolean {
+                    key,
+                    field: "messages",
+                })
+            }
+        };
         Ok(AgentSpec {
             tools,
+            messages,
             instructions: text("instructions")?,
             cwd: text("cwd")?,
             key,
@@ -80,12 +101,13 @@ impl AgentSpec {
     }
 
     /// The fields a reopen must repeat, for comparison.
-    pub(super) fn identity(&self) -> [(&'static str, Value); 4] {
+    pub(super) fn identity(&self) -> [(&'static str, Value); 5] {
         [
             ("runtime", self.runtime.clone()),
             ("instructions", json!(self.instructions)),
             ("cwd", json!(self.cwd)),
             ("env", self.env.identity()),
+            ("messages", json!(self.messages)),
         ]
     }
 }
@@ -187,6 +209,8 @@ mod tests {
         assert!(err(json!({"runtime": "x"})).contains("key is missing"));
         assert!(err(json!({"key": "a"})).contains("has no runtime"));
         assert!(err(json!({"key": "a", "runtime": "x", "cwd": 1})).contains("cwd must be a string"));
+        assert!(err(json!({"key": "a", "runtime": "x", "messages": "yes"}))
+            .contains("messages must be true or false"));
         assert!(err(json!({"key": "a", "runtime": "x", "env": {"A": 1}}))
             .contains("env.A must be a string"));
         assert!(

@@ -78,6 +78,7 @@ async fn run_in_span(agent: Arc<Agent>, mut request: TurnRequest) -> Outcome {
         turn: &request.id,
         schema: request.schema.as_ref(),
         tools: &tools,
+        sends: agent.sends_messages(),
     };
     let first_prompt = prompt::compose(&text);
     agent.record(&Event::TurnStarted {
@@ -89,6 +90,7 @@ async fn run_in_span(agent: Arc<Agent>, mut request: TurnRequest) -> Outcome {
         deadline: time::rfc3339(
             SystemTime::now() + request.deadline.saturating_duration_since(Instant::now()),
         ),
+        message: None,
     });
     let mut native = agent.native.lock().await;
     let mut outputs = Vec::new();
@@ -122,6 +124,7 @@ async fn run_in_span(agent: Arc<Agent>, mut request: TurnRequest) -> Outcome {
                 answered: &answered,
                 sink: &recorder,
                 supervision: &agent.supervision,
+                message: None,
             })
             .await;
         outputs.extend(report.output);
@@ -179,7 +182,7 @@ fn settle(
 }
 
 /// Records what one attempt's runtime does, as it happens, under the agent and turn.
-struct AttemptRecorder<'a> {
+pub(super) struct AttemptRecorder<'a> {
     agent: &'a Agent,
     turn: &'a str,
     attempt: u32,
@@ -188,7 +191,7 @@ struct AttemptRecorder<'a> {
 }
 
 impl<'a> AttemptRecorder<'a> {
-    fn new(agent: &'a Agent, turn: &'a str, attempt: u32) -> AttemptRecorder<'a> {
+    pub(super) fn new(agent: &'a Agent, turn: &'a str, attempt: u32) -> AttemptRecorder<'a> {
         AttemptRecorder {
             agent,
             turn,

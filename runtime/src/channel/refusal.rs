@@ -88,6 +88,10 @@ pub enum Code {
     /// The connecting process is not one of the agent's own (another agent's, another user's,
     /// or one outside any agent): the socket it used is not its to use.
     Forbidden,
+    /// `wfa send` by an agent the workflow opened without `messages: true`.
+    MessagesOff,
+    /// `wfa result` or `wfa waiting` in a message turn, which owes no answer.
+    MessageTurn,
 }
 
 /// One code's row: wire string, exit code, meaning for the agent.
@@ -99,7 +103,7 @@ struct Row {
 }
 
 /// The one table of codes. Meanings are written for the agent that reads them in `wfa --help`.
-const TABLE: [Row; 17] = [
+const TABLE: [Row; 19] = [
     Row {
         code: Code::HandlerFailed,
         wire: "handler-failed",
@@ -201,6 +205,18 @@ const TABLE: [Row; 17] = [
         wire: "forbidden",
         exit: Exit::Refused,
         meaning: "this launcher is not yours: only the agent it was made for may use it",
+    },
+    Row {
+        code: Code::MessagesOff,
+        wire: "messages-off",
+        exit: Exit::Refused,
+        meaning: "you may not send messages: the workflow opened you without messages: true",
+    },
+    Row {
+        code: Code::MessageTurn,
+        wire: "message-turn",
+        exit: Exit::Refused,
+        meaning: "a message turn owes no answer: do what the message asks, then end",
     },
 ];
 
@@ -322,6 +338,8 @@ mod tests {
             "invalid-request",
             "unsupported-version",
             "forbidden",
+            "messages-off",
+            "message-turn",
         ];
         assert_eq!(failed.len() + refused.len(), TABLE.len());
         for wire in failed {

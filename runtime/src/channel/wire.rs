@@ -67,6 +67,12 @@ pub enum Request {
         reason: String,
         timeout: Option<String>,
     },
+    /// `wfa send 'TEXT'` (or text on standard input), `wfa send --json` (JSON `data` on
+    /// standard input): a message to the workflow, for an agent opened with `messages: true`.
+    Send {
+        text: Option<String>,
+        data: Option<String>,
+    },
 }
 
 /// The run's answer to one request. The kind and the code agree: `refused` carries a refusal
@@ -328,6 +334,10 @@ mod tests {
                 reason: "tests still run".to_owned(),
                 timeout: Some("2m".to_owned()),
             },
+            Request::Send {
+                text: Some("found 3".to_owned()),
+                data: Some("{\"n\": 3}".to_owned()),
+            },
         ];
         for request in requests {
             let line = request.encode(MAX).unwrap();
@@ -469,9 +479,9 @@ mod tests {
 
     #[test]
     fn an_unknown_or_missing_command_is_an_invalid_request() {
-        let (code, message) = refusal(r#"{"version":1,"command":"send","to":"b"}"#);
+        let (code, message) = refusal(r#"{"version":1,"command":"peers"}"#);
         assert_eq!(code, Code::InvalidRequest);
-        assert!(message.starts_with("unknown variant `send`"), "{message}");
+        assert!(message.starts_with("unknown variant `peers`"), "{message}");
         let (code, message) = refusal(r#"{"version":1,"name":"x"}"#);
         assert_eq!(code, Code::InvalidRequest);
         assert!(message.contains("`command`"), "{message}");

@@ -37,6 +37,7 @@ pub async fn run<H: ProcessHarness + ?Sized>(harness: &H, attempt: Attempt<'_>) 
         answered,
         sink,
         supervision,
+        message,
         ..
     } = attempt;
     let resume = native.id.clone();
@@ -64,6 +65,7 @@ pub async fn run<H: ProcessHarness + ?Sized>(harness: &H, attempt: Attempt<'_>) 
             n,
             session_name,
             check_in,
+            message,
         },
         env,
     );

@@ -77,6 +77,8 @@ pub struct TurnVars<'a> {
     pub n: u32,
     pub session_name: &'a str,
     pub check_in: bool,
+    /// A message turn's message.
+    pub message: Option<&'a crate::messages::Body>,
 }
 
 /// Settles `launch`'s environment: withheld names removed, the turn's variables, then the
@@ -99,7 +101,17 @@ pub fn prepare(launch: &mut Launch, turn: &TurnVars<'_>, spec_env: &AgentEnv) {
             env::AWF_CHECK_IN.to_string(),
             if turn.check_in { "1" } else { "0" }.to_string(),
         ),
+        (
+            env::AWF_MESSAGE.to_string(),
+            if turn.message.is_some() { "1" } else { "0" }.to_string(),
+        ),
     ];
+    if let Some(message) = turn.message {
+        vars.push((env::AWF_MESSAGE_TEXT.to_string(), message.text.clone()));
+        if let Some(data) = &message.data {
+            vars.push((env::AWF_MESSAGE_DATA.to_string(), data.to_string()));
+        }
+    }
     vars.append(&mut launch.env);
     vars.extend(spec_env.vars.iter().cloned());
     launch.env = vars;
@@ -192,6 +204,7 @@ mod tests {
             n: 1,
             session_name: "a-a1",
             check_in: false,
+            message: None,
         };
         let spec = AgentEnv {
             vars: vec![("ANTHROPIC_MODEL".into(), "spec".into())],

@@ -124,6 +124,8 @@ pub struct Attempt<'a> {
     pub sink: &'a dyn TurnSink,
     /// How the run's agent processes are tracked (their cgroups).
     pub supervision: &'a keeper::Supervision,
+    /// A message turn (`agent.send`): the message. It owes no answer; `prompt` gives it.
+    pub message: Option<&'a crate::messages::Body>,
 }
 
 /// Where an attempt reports as it runs (the agent's records).

@@ -66,6 +66,7 @@ impl Scripted {
             "schema": attempt.schema.map(|s| s.raw().clone()),
             "checkIn": attempt.check_in,
             "deadline": deadline_ms,
+            "message": attempt.message.map(|m| m.to_json()),
         });
         let mut cancelled = attempt.cancelled.clone();
         let mut reply = pin!(self.js.request("script.turn", payload));

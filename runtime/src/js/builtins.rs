@@ -61,6 +61,7 @@ const SOURCES: &[(&str, &str)] = builtins![
     "agentswf/workflow",
     "workflow/agents",
     "workflow/context",
+    "workflow/messages",
     "workflow/tools",
     "workflow/stages",
     "typebox",

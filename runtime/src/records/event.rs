@@ -47,6 +47,9 @@ pub enum Event {
         #[serde(skip_serializing_if = "Option::is_none")]
         schema: Option<serde_json::Value>,
         deadline: String,
+        /// A message turn (`agent.send`): the message, `{ text, data? }`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        message: Option<serde_json::Value>,
     },
     #[serde(rename_all = "camelCase")]
     AnswerSubmitted {
@@ -186,6 +189,34 @@ pub enum Event {
         #[serde(skip_serializing_if = "Option::is_none")]
         thrown_at: Option<String>,
         duration_ms: u64,
+    },
+    /// An agent sent the workflow a message (`wfa send`); `seq` is its place in the run's order.
+    #[serde(rename_all = "camelCase")]
+    MessageSent {
+        agent: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        turn: Option<String>,
+        seq: u64,
+        text: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        data: Option<serde_json::Value>,
+    },
+    /// A `wfa send` refused (`messages-off`, data that is not JSON, too large).
+    #[serde(rename_all = "camelCase")]
+    MessageRefused {
+        agent: String,
+        code: String,
+        message: String,
+    },
+    /// The workflow received message `seq` from `agent` (`wf.receive`).
+    #[serde(rename_all = "camelCase")]
+    MessageReceived { agent: String, seq: u64 },
+    /// The run ended with messages agents sent that the workflow never received.
+    #[serde(rename_all = "camelCase")]
+    MessagesUnreceived {
+        count: usize,
+        /// `{ agent, seq, text }` of each, in the order they were sent.
+        messages: Vec<serde_json::Value>,
     },
     #[serde(rename_all = "camelCase")]
     AgentClosed { agent: String },

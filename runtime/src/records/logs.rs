@@ -207,6 +207,53 @@ pub fn parts(event: &Value) -> LogLine {
         ),
         "agent-opened" => (agent, format!("opened ({})", runtime(event.get("runtime")))),
         "agent-closed" => (agent, "closed".to_string()),
+        "turn-started" if event.get("message").is_some() => (
+            format!("{agent} {}", text("turn")),
+            format!(
+                "message turn {} started: {}",
+                number(event, "n"),
+                fold(&event["message"])
+            ),
+        ),
+        "message-sent" => (
+            match text("turn").as_str() {
+                "" => agent,
+                turn => format!("{agent} {turn}"),
+            },
+            format!(
+                "✉ message {} to the workflow: {}{}",
+                number(event, "seq"),
+                fold(&event["text"]),
+                event
+                    .get("data")
+                    .map(|d| format!(" data {}", fold(d)))
+                    .unwrap_or_default()
+            ),
+        ),
+        "message-refused" => (
+            agent,
+            format!("✗ send refused ({}): {}", text("code"), text("message")),
+        ),
+        "message-received" => (
+            agent,
+            format!("message {} received by the workflow", number(event, "seq")),
+        ),
+        "messages-unreceived" => (
+            String::new(),
+            format!(
+                "{} message{} never received: {}",
+                number(event, "count"),
+                if event["count"] == 1 { "" } else { "s" },
+                event["messages"]
+                    .as_array()
+                    .map(|all| all
+                        .iter()
+                        .map(|m| format!("{} from {}", m["seq"], m["agent"].as_str().unwrap_or("")))
+                        .collect::<Vec<_>>()
+                        .join(", "))
+                    .unwrap_or_default()
+            ),
+        ),
         "turn-started" => (
             format!("{agent} {}", text("turn")),
             format!(
@@ -485,6 +532,36 @@ mod tests {
         );
         let blocked = json!({"at": at, "event": "harness-error", "agent": "a", "turn": "t1", "message": "401", "blocked": true});
         assert_eq!(line(&blocked), "18:30:58.000  a t1  blocked: 401");
+    }
+
+    #[test]
+    fn messages_and_message_turns() {
+        let at = "2026-11-29T18:30:58.000Z";
+        let sent = json!({"at": at, "event": "message-sent", "agent": "a", "turn": "t1-x", "seq": 2, "text": "found 3", "data": {"n": 3}});
+        assert_eq!(
+            line(&sent),
+            "18:30:58.000  a t1-x  ✉ message 2 to the workflow: \"found 3\" data {\"n\":3}"
+        );
+        let woke = json!({"at": at, "event": "turn-started", "agent": "a", "turn": "t2-y", "n": 2, "message": {"text": "stop"}});
+        assert_eq!(
+            line(&woke),
+            "18:30:58.000  a t2-y  message turn 2 started: {\"text\":\"stop\"}"
+        );
+        let got = json!({"at": at, "event": "message-received", "agent": "a", "seq": 2});
+        assert_eq!(
+            line(&got),
+            "18:30:58.000  a  message 2 received by the workflow"
+        );
+        let left = json!({"at": at, "event": "messages-unreceived", "count": 1, "messages": [{"agent": "a", "seq": 3, "text": "x"}]});
+        assert_eq!(
+            line(&left),
+            "18:30:58.000  1 message never received: 3 from a"
+        );
+        let refused = json!({"at": at, "event": "message-refused", "agent": "b", "code": "messages-off", "message": "no"});
+        assert_eq!(
+            line(&refused),
+            "18:30:58.000  b  ✗ send refused (messages-off): no"
+        );
     }
 
     #[test]

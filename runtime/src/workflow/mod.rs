@@ -358,6 +358,10 @@ fn finish(run: &Run, end: Result<CallEnd, Stop>) -> RunReport {
     if let Some(usage) = run.agents.usage_json() {
         record["usage"] = usage;
     }
+    let unreceived = run.report_unreceived();
+    if unreceived > 0 {
+        record["unreceivedMessages"] = json!(unreceived);
+    }
     let dropped = run.records.dropped_events();
     if dropped > 0 {
         record["eventsDropped"] = json!(dropped);

@@ -118,6 +118,7 @@ impl Run {
             overrides: spec.overrides,
             scripted,
             resume: sessions,
+            messages: Default::default(),
         });
         Ok(Run {
             id,
@@ -144,6 +145,7 @@ impl Run {
     pub async fn close(&self) {
         self.cancel();
         self.agents.settled().await;
+        self.report_unreceived();
         self.agents.shut_down();
         self.remove_scratch();
     }
@@ -156,6 +158,21 @@ impl Run {
         let _ = self.records.catch_up();
         for dir in &self.scratch {
             let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+
+    /// Records the messages agents sent that the workflow never received; how many.
+    pub fn report_unreceived(&self) -> usize {
+        match self.agents.link().messages.unreceived_event() {
+            Some(event) => {
+                let count = match &event {
+                    Event::MessagesUnreceived { count, .. } => *count,
+                    _ => 0,
+                };
+                self.record(&event);
+                count
+            }
+            None => 0,
         }
     }
 

@@ -3,7 +3,7 @@
 //!
 //! Claude Code reads the hook's decision on stdout. The hook allows a Bash command when it is
 //! exactly one call of this agent's launcher — the path this wfa was started by, then `tool`,
-//! `result` or `waiting`, then words that are plain (letters, digits, `_.,:/=+-@%`) or quoted
+//! `result`, `waiting` or `send`, then words that are plain (letters, digits, `_.,:/=+-@%`) or quoted
 //! (single quotes, `'\''` for a quote inside; double quotes without `$`, `` ` ``, `\` or `!`),
 //! and at most one `<<'WF_JSON'` heredoc at the end, closed by the last line. That is how awf's
 //! prompts teach the agent to call, and Claude Code's own checker refuses such a heredoc when
@@ -64,7 +64,7 @@ fn is_one_launcher_call(launcher: &str, command: &str) -> bool {
     let Some(first) = words.next() else {
         return false;
     };
-    if !matches!(first, Word::Plain("tool" | "result" | "waiting")) {
+    if !matches!(first, Word::Plain("tool" | "result" | "waiting" | "send")) {
         return false;
     }
     let mut opened_heredoc = false;
@@ -217,6 +217,8 @@ mod tests {
             "/tmp/awf-x/a1/wfa result t2 <<'WF_JSON'\n{\n  \"a\": \"it's\"\n}\nWF_JSON\n",
             "/tmp/awf-x/a1/wfa tool label_item <<'WF_JSON'\n{\"id\": \"b2\", \"labels\": [\"ops\"]}\nWF_JSON",
             "/tmp/awf-x/a1/wfa waiting t1 --reason 'the build takes a while' --timeout 5m",
+            "/tmp/awf-x/a1/wfa send 'found 3 problems'",
+            "/tmp/awf-x/a1/wfa send --json <<'WF_JSON'\n{\"n\": 3}\nWF_JSON",
             "/tmp/awf-x/a1/wfa  tool  add --x '1'",
         ] {
             assert!(allowed(command), "{command:?} should be allowed");

@@ -53,6 +53,9 @@ usage: wfa tool                                   list your tools, their limits 
        wfa result <turn> [--<field> <value>]...   answer a turn (a JSON answer: on standard input)
        wfa waiting <turn> --reason <text> [--timeout <duration>]
                                                   say you still work on the turn and need time
+       wfa send '<text>'                          send the workflow a message (no words: text on
+                                                  standard input)
+       wfa send [<text>] --json                   send data: JSON on standard input
        wfa --help | --version
 ";
 
@@ -125,10 +128,16 @@ fn run(program: Option<&Path>, args: Vec<OsString>) -> Output {
         return not_launched(std::env::var_os("AWF_WFA"));
     };
     let question = expects_request(&request);
+    let sending = matches!(request, Request::Send { .. });
+    let wants_json = matches!(request, Request::Send { data: Some(_), .. });
     if let Some(slot) = stdin_slot(&mut request) {
         // Asked only when standard input is open and silent: is a slow producer worth waiting
-        // for? Only when the input is taught as JSON, or the answer is text.
+        // for? Only when the input is taught as JSON, or the answer is text; a message's stdin
+        // is all it has, so always.
         let waits = || {
+            if sending {
+                return Some(true);
+            }
             let line = question.as_ref()?.encode(limits::MAX_REQUEST_BYTES).ok()?;
             match exchange(&socket, &line).ok()? {
                 Response::Ok { stdout } => Some(matches!(stdout.trim(), "json" | "text")),
@@ -138,6 +147,9 @@ fn run(program: Option<&Path>, args: Vec<OsString>) -> Output {
         match stdin::read(waits) {
             Ok(payload) => *slot = payload,
             Err(error) => return error.render(&subject),
+        }
+        if let Some(refusal) = nothing_to_send(&request, wants_json) {
+            return refusal;
         }
     }
     let line = match request.encode(limits::MAX_REQUEST_BYTES) {
@@ -281,6 +293,7 @@ fn parse(words: Vec<String>) -> Result<Invocation, UsageError> {
             })
         }
         "waiting" => parse_waiting(words),
+        "send" => parse_send(words),
         _ => Err(UsageError::new(&command, "unknown command".to_owned())),
     }
 }
@@ -353,6 +366,33 @@ fn parse_waiting(mut words: impl Iterator<Item = String>) -> Result<Invocation, 
     })
 }
 
+/// `send [<text>...] [--json]`: the words are the text (joined by spaces; `--` ends the flags,
+/// so a text may start with `-`); `--json` takes data on standard input. Without words or
+/// `--json`, the text comes on standard input.
+fn parse_send(words: impl Iterator<Item = String>) -> Result<Invocation, UsageError> {
+    let mut json = false;
+    let mut text: Vec<String> = Vec::new();
+    let mut flags = true;
+    for word in words {
+        match word.as_str() {
+            "--" if flags => flags = false,
+            "--json" if flags => json = true,
+            "-h" | "--help" if flags => return Ok(Invocation::Help),
+            flag if flags && flag.starts_with("--") => {
+                let message = format!("unexpected `{flag}`; the only option is --json (put a text that starts with - after --)");
+                return Err(UsageError::new("send", message));
+            }
+            _ => text.push(word),
+        }
+    }
+    let text = (!text.is_empty()).then(|| text.join(" "));
+    let data = json.then(String::new);
+    Ok(Invocation::Send {
+        subject: "send".to_owned(),
+        request: Request::Send { text, data },
+    })
+}
+
 /// The question whose answer says whether `request`'s input may come slowly on stdin.
 fn expects_request(request: &Request) -> Option<Request> {
     match request {
@@ -377,8 +417,34 @@ fn stdin_slot(request: &mut Request) -> Option<&mut Option<String>> {
         {
             Some(stdin)
         }
+        // `send --json`: the data (a placeholder until stdin fills it); `send` alone: the text.
+        Request::Send { text, data } => {
+            if data.is_some() {
+                Some(data)
+            } else if text.is_none() {
+                Some(text)
+            } else {
+                None
+            }
+        }
         _ => None,
     }
+}
+
+/// `send --json` whose standard input brought no JSON, or `send` with neither words nor text on
+/// standard input: a usage error, nothing sent.
+fn nothing_to_send(request: &Request, wants_json: bool) -> Option<Output> {
+    let message = match request {
+        Request::Send { data: None, .. } if wants_json => {
+            "--json takes the data on standard input, and none came; send it in a quoted heredoc:\n\n  wfa send --json <<'WF_JSON'\n  {\"key\": \"value\"}\n  WF_JSON".to_owned()
+        }
+        Request::Send {
+            data: None,
+            text: None,
+        } => "give the text as a word, send '<text>', or on standard input".to_owned(),
+        _ => return None,
+    };
+    Some(UsageError::new("send", message).render())
 }
 
 /// Why the run could not be reached: exit 4.
@@ -756,7 +822,11 @@ mod tests {
     #[test]
     fn usage_errors_name_the_command() {
         assert_eq!(usage_error(""), "wfa: no command given");
-        assert_eq!(usage_error("send b hi"), "wfa: send: unknown command");
+        assert_eq!(usage_error("peers"), "wfa: peers: unknown command");
+        assert_eq!(
+            usage_error("send --to b hi"),
+            "wfa: send: unexpected `--to`; the only option is --json (put a text that starts with - after --)"
+        );
         assert_eq!(
             usage_error("tool --file a"),
             "wfa: tool: expected a tool name before `--file`"
@@ -865,6 +935,50 @@ mod tests {
         assert!(!takes("tool add_finding --line 3"));
         assert!(!takes("result t3 --verdict ok"));
         assert!(!takes("waiting t3 --reason r"));
+        assert!(takes("send"));
+        assert!(takes("send --json"));
+        assert!(takes("send found --json"));
+        assert!(!takes("send found it"));
+    }
+
+    #[test]
+    fn send_takes_its_words_as_the_text_and_json_on_stdin() {
+        let request = |line: &[&str]| match parse(strings(line)).unwrap() {
+            Invocation::Send { request, .. } => request,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            request(&["send", "found", "3 problems"]),
+            Request::Send {
+                text: Some("found 3 problems".into()),
+                data: None
+            }
+        );
+        assert_eq!(
+            request(&["send", "--json"]),
+            Request::Send {
+                text: None,
+                data: Some(String::new())
+            }
+        );
+        assert_eq!(
+            request(&["send", "--", "--x"]),
+            Request::Send {
+                text: Some("--x".into()),
+                data: None
+            }
+        );
+        assert_eq!(parse(strings(&["send", "--help"])), Ok(Invocation::Help));
+        let missing = Request::Send {
+            text: Some("t".into()),
+            data: None,
+        };
+        let output = nothing_to_send(&missing, true).unwrap();
+        assert_eq!(output.exit, Exit::Usage);
+        assert!(output
+            .stderr
+            .starts_with("wfa: send: --json takes the data on standard input"));
+        assert_eq!(nothing_to_send(&missing, false), None);
     }
 
     #[test]

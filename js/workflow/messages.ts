@@ -1,0 +1,178 @@
+// Messages: `wf.receive` takes what agents sent with `wfa send`, and `agent.send` wakes an agent
+// with a message turn. The JS face of runtime/src/messages and runtime/src/agents/message_turn.rs.
+//
+// The queue is here, one per run: the host hands each message over as it is sent
+// ("message.arrived"), in the order agents sent them. A receive takes the first that fits (any
+// agent, or `from` one; the others stay queued, in order) or waits for one; `receiveWith` also
+// takes an AbortSignal, and a receive given up (aborted, or timed out) takes nothing, so no
+// message is lost to a receive that stopped waiting. A message taken is recorded as received
+// (`message_received`); the run's end records those never received.
+
+import * as ops from "awf:ops";
+import { AwfError, clearTimer, onRequest, opAsync, startTimer } from "../core.ts";
+
+export interface Message<D = unknown> {
+  /** The key of the agent that sent it. */
+  from: string;
+  text: string;
+  /** What `wfa send --json` gave, when it did. */
+  data?: D;
+  /** When it was sent, RFC 3339. */
+  at: string;
+}
+
+export interface ReceiveOptions {
+  /** Only a message from this agent; messages of others stay queued. */
+  from?: string;
+  /** `"30s"`, `"5m"` or milliseconds; then the receive rejects with code "receive-timeout". */
+  timeout?: string | number;
+}
+
+export type MessageOutcome =
+  | { kind: "ended"; ended: true }
+  | {
+      kind: "failed" | "blocked" | "timed-out" | "cancelled";
+      ended: false;
+      reason: "failed" | "blocked" | "timed-out" | "cancelled";
+      detail: string;
+    };
+
+interface Queued {
+  seq: number;
+  message: Message;
+}
+
+interface Waiter {
+  from: string | null;
+  deliver(queued: Queued): void;
+}
+
+class Mailbox {
+  readonly queue: Queued[] = [];
+  readonly waiters: Waiter[] = [];
+
+  arrive(queued: Queued): void {
+    const index = this.waiters.findIndex((w) => w.from === null || w.from === queued.message.from);
+    if (index < 0) {
+      this.queue.push(queued);
+      return;
+    }
+    const [waiter] = this.waiters.splice(index, 1);
+    waiter!.deliver(queued);
+  }
+
+  take(from: string | null): Queued | undefined {
+    const index = this.queue.findIndex((q) => from === null || q.message.from === from);
+    return index < 0 ? undefined : this.queue.splice(index, 1)[0];
+  }
+
+  forget(waiter: Waiter): void {
+    const index = this.waiters.indexOf(waiter);
+    if (index >= 0) this.waiters.splice(index, 1);
+  }
+}
+
+const mailboxes = new Map<string, Mailbox>();
+
+onRequest("message.arrived", ({ run, message }: { run: string; message: Message & { seq: number } }) => {
+  const mailbox = mailboxes.get(run);
+  if (!mailbox) throw new Error("this run takes no messages any more");
+  const { seq, ...fields } = message;
+  mailbox.arrive({ seq, message: fields });
+});
+
+/** What `wf` receives with. */
+export interface Receiver {
+  receive<D = unknown>(options?: ReceiveOptions): Promise<Message<D>>;
+  /** `receive` that gives up when `signal` aborts (rejecting with its reason), taking nothing. */
+  receiveWith<D = unknown>(options: ReceiveOptions | undefined, signal: AbortSignal | undefined): Promise<Message<D>>;
+}
+
+/** Forgets run `runId`'s queue once the run is over (its messages stay unreceived in the records). */
+export function closeMailbox(runId: string): void {
+  mailboxes.delete(runId);
+}
+
+/** The queue of run `runId` (whose ops handle is `run`), and how to receive from it. */
+export function createReceiver(run: number, runId: string): Receiver {
+  const mailbox = new Mailbox();
+  mailboxes.set(runId, mailbox);
+  const receiveWith = <D>(options: ReceiveOptions | undefined, signal: AbortSignal | undefined): Promise<Message<D>> => {
+    if (options !== undefined && (typeof options !== "object" || options === null)) {
+      return Promise.reject(new TypeError("wf.receive(options?): options must be an object such as { from: \"reviewer\", timeout: \"5m\" }"));
+    }
+    let checked: { from: string | null; timeoutMs: number | null };
+    try {
+      checked = ops.receive_check({ run, from: options?.from ?? null, timeout: options?.timeout ?? null }) as typeof checked;
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    const taken = (queued: Queued): Message<D> => {
+      ops.message_received(run, queued.seq);
+      return queued.message as Message<D>;
+    };
+    const ready = mailbox.take(checked.from);
+    if (ready) return Promise.resolve(taken(ready));
+    return new Promise<Message<D>>((resolve, reject) => {
+      let timer: number | undefined;
+      const stop = () => {
+        mailbox.forget(waiter);
+        if (timer !== undefined) clearTimer(timer);
+        signal?.removeEventListener("abort", onAbort);
+      };
+      const waiter: Waiter = {
+        from: checked.from,
+        deliver(queued) {
+          stop();
+          resolve(taken(queued));
+        },
+      };
+      const onAbort = () => {
+        stop();
+        reject(signal!.reason);
+      };
+      mailbox.waiters.push(waiter);
+      signal?.addEventListener("abort", onAbort, { once: true });
+      if (checked.timeoutMs !== null) {
+        timer = startTimer(
+          () => {
+            timer = undefined;
+            stop();
+            reject(timedOut(checked.from, options!.timeout!));
+          },
+          checked.timeoutMs,
+          false,
+        );
+      }
+    });
+  };
+  return Object.freeze({
+    receive: <D>(options?: ReceiveOptions) => receiveWith<D>(options, undefined),
+    receiveWith,
+  });
+}
+
+function timedOut(from: string | null, timeout: string | number): AwfError {
+  const within = typeof timeout === "number" ? `${timeout}ms` : timeout;
+  const who = from === null ? "no message came" : `no message from agent "${from}" came`;
+  const error = new AwfError("receive-timeout", `wf.receive: ${who} within ${within}`) as AwfError & { from?: string; timeout?: string | number; hint?: string };
+  if (from !== null) error.from = from;
+  error.timeout = timeout;
+  error.hint = "give it more time, or check that the agent is opened with messages: true and told to send";
+  return error;
+}
+
+/** `agent.send(message, options?)`: a message turn for agent `key` of run `run`. */
+export function sendTo(run: number, key: string, message: unknown, options?: { timeout?: string | number }): Promise<{ outcome: MessageOutcome }> {
+  if (options !== undefined && (typeof options !== "object" || options === null)) {
+    return Promise.reject(new TypeError(`agent "${key}": send(message, options?): options must be an object such as { timeout: "5m" }`));
+  }
+  let pending: ops.Pending<unknown>;
+  try {
+    pending = ops.agent_send({ run, agent: key, message, timeout: options?.timeout ?? null });
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  return opAsync(pending).then((outcome) => ({ outcome: outcome as MessageOutcome }));
+}
