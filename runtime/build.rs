@@ -25,12 +25,16 @@ mod source_map;
 #[allow(dead_code)]
 #[path = "src/js/transpile.rs"]
 mod transpile;
+#[allow(dead_code)]
+#[path = "src/js/async_context.rs"]
+mod async_context;
 
 fn main() {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo"));
     let js = manifest.join("../js");
     println!("cargo:rerun-if-changed={}", js.display());
     println!("cargo:rerun-if-changed=src/js/transpile.rs");
+    println!("cargo:rerun-if-changed=src/js/async_context.rs");
     println!("cargo:rerun-if-changed=src/js/source_map.rs");
     println!("cargo:rerun-if-changed=src/js/builtin_path.rs");
 
@@ -48,7 +52,7 @@ fn main() {
         let path = relative.with_extension("").display().to_string();
         let source = std::fs::read_to_string(file).expect("a built-in is readable");
         let name = format!("awf:{path}");
-        let module = transpile::transpile(&name, &source, transpile::SourceKind::TypeScript)
+        let module = transpile::transpile(&name, &source, transpile::SourceKind::TypeScript, false)
             .unwrap_or_else(|e| {
                 panic!(
                     "js/{}:{}:{}: {}",

@@ -538,6 +538,8 @@ async function play(state: ScriptedRun, request: TurnRequest, entry: Entry, sign
     tool: (name: string, input?: unknown) => callTool(state, request, name, input),
   });
   const value = await entry.respond(turn);
+  // The turn ended meanwhile (its deadline, a cancel): what the script gives now is dropped.
+  if (signal.aborted) return { reply: "silent" };
   if (isEntry(value)) {
     if (value[SCRIPT] === "answer") throw new ScriptFailure(`agent "${request.agent}": a script function must return the answer's value or a reply.*(), not answer(...)`);
     return replied(value, signal);

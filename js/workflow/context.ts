@@ -1,9 +1,11 @@
 // The `wf` object a workflow's run() receives: the run's facts, its log, its agents, its
-// stages and `stop`.
+// stages and `stop`, and composition (`parallel`, `race`, `select`).
 
 import * as ops from "awf:ops";
 import { createAgents, type AgentDirectory } from "./agents.ts";
 import { createStages, type StageOptions, type StopState } from "./stages.ts";
+import { parallel, type ParallelOptions } from "./parallel.ts";
+import { race, select } from "./race.ts";
 
 export interface WorkflowContext {
   readonly runId: string;
@@ -22,6 +24,13 @@ export interface WorkflowContext {
   stage<T>(name: string, options: StageOptions<T>, work: () => T | Promise<T>): Promise<T>;
   /** Ends the attempt as `stopped` (exit 3), recorded with its stage. */
   stop(reason: string): never;
+  /** `fn` for each item, at most `concurrency` at once, results in item order; the first throw
+   * cancels the others and rejects. */
+  parallel<T, R>(items: Iterable<T>, fn: (item: T, index: number) => R | Promise<R>, options?: ParallelOptions): Promise<Awaited<R>[]>;
+  /** The first branch to settle wins; the others are cancelled. */
+  race(branches: unknown): Promise<unknown>;
+  /** `{ key, value }` of the first branch to settle; the others are cancelled. */
+  select(branches: Record<string, () => unknown>): Promise<{ key: string; value: unknown }>;
 }
 
 export function createContext(run: number, stops: StopState = {}): WorkflowContext {
@@ -39,5 +48,8 @@ export function createContext(run: number, stops: StopState = {}): WorkflowConte
     agents: createAgents(run, info.runId),
     stage: stage as WorkflowContext["stage"],
     stop,
+    parallel,
+    race,
+    select,
   });
 }

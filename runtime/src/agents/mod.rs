@@ -6,6 +6,7 @@
 //! - `problem.rs`: why an open is refused.
 //! - `channel.rs`: the agent's socket router.
 //! - `turn.rs`: one turn, from its queue ticket to its outcome, through the agent's harness.
+//! - `cancel.rs`: cancelling one turn on the workflow's word (`wf.race`, `wf.parallel`).
 //! - `queue.rs`: one operation at a time per agent, in call order.
 //! - `prompt.rs`, `answer.rs`, `outcome.rs`: what the agent reads, how an answer is read, how a
 //!   turn ends.
@@ -15,6 +16,7 @@
 
 mod agent;
 mod answer;
+pub mod cancel;
 mod channel;
 pub mod outcome;
 mod problem;

@@ -17,6 +17,7 @@ use std::sync::Arc;
 use rquickjs::{Ctx, Function, JsLifetime, Persistent};
 use tokio::sync::mpsc;
 
+use super::async_context::AsyncContext;
 use super::callbacks::Callbacks;
 use super::host_event::HostEvent;
 use super::output::ConsoleTarget;
@@ -63,6 +64,8 @@ pub struct HostState {
     pub(super) uncaught: RefCell<Option<UncaughtHandler>>,
     /// The settled value of the current `call`.
     pub(super) settled: RefCell<Option<Result<Option<serde_json::Value>, JsError>>>,
+    /// Which tool call and scope the running JS belongs to (async_context.rs).
+    pub(super) async_context: AsyncContext,
     /// One value per type, for the concerns that drive this host.
     store: RefCell<HashMap<TypeId, Rc<dyn Any>>>,
 }
@@ -91,6 +94,7 @@ impl HostState {
             unhandled: RefCell::default(),
             uncaught: RefCell::default(),
             settled: RefCell::default(),
+            async_context: AsyncContext::default(),
             store: RefCell::default(),
         }
     }
@@ -200,6 +204,7 @@ impl HostState {
         self.replies.clear();
         self.unhandled.borrow_mut().clear();
         self.uncaught.borrow_mut().take();
+        self.async_context.clear();
         self.store.borrow_mut().clear();
     }
 }

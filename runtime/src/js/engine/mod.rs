@@ -10,6 +10,7 @@
 //! - `ops_module`: the `awf:ops` module; `primitives`, `lazy_builtin`: the engine's own ops.
 //! - `timers`: the timer wheel.
 //! - `host_event`, `requester`: what reaches the JS thread; Rust tasks asking JS (`JsRequester`).
+//! - `async_context`: which tool call and scope the running JS belongs to, across `await`.
 //! - `callbacks`: the `awf:core` functions the engine calls into.
 //! - `event_loop`, `call`: one call into JS, driven until it settles.
 //! - `output`: where console text goes.
@@ -17,6 +18,7 @@
 //! Everything JS runs on the thread that calls `JsHost::call`. Drop order matters to QuickJS:
 //! persistent values first, then the context, then the runtime.
 
+mod async_context;
 mod call;
 mod callbacks;
 mod event_loop;

@@ -20,6 +20,7 @@ use super::lazy_builtin;
 use super::op::{OpDecl, OpKind, OpTable};
 use super::op_args::OpArgs;
 use super::op_value::{ErrorClass, OpError, OpValue};
+use super::async_context;
 use super::primitives::{self, Primitive};
 use crate::js::convert;
 
@@ -27,6 +28,8 @@ const PRIMITIVES: &[(&str, Primitive)] = &[
     ("set_callbacks", primitives::set_callbacks),
     ("reply", primitives::reply),
     ("builtin_namespace", lazy_builtin::builtin_namespace),
+    ("context_current", async_context::context_current),
+    ("context_resume", async_context::context_resume),
 ];
 
 /// The table a context's host was built with, kept with the context for `awf:ops`.
