@@ -17,6 +17,9 @@ use rquickjs::module::Declared;
 use rquickjs::{Context, Ctx, Exception, Module, Runtime, WriteOptions};
 
 // The build script uses only the transpiler and its position map out of these files.
+#[allow(dead_code)]
+#[path = "src/js/async_context.rs"]
+mod async_context;
 #[path = "src/js/builtin_path.rs"]
 mod builtin_path;
 #[allow(dead_code)]
@@ -25,9 +28,6 @@ mod source_map;
 #[allow(dead_code)]
 #[path = "src/js/transpile.rs"]
 mod transpile;
-#[allow(dead_code)]
-#[path = "src/js/async_context.rs"]
-mod async_context;
 
 fn main() {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo"));

@@ -6,7 +6,7 @@
 use crate::util::{assert_has, awf_bin, workspace, AwfCommand, TempProject};
 
 /// The number of tests in compose.test.ts: a test removed or skipped by mistake shows here.
-const COMPOSE_TESTS: usize = 14;
+const COMPOSE_TESTS: usize = 15;
 
 #[test]
 fn every_test_of_the_composition_fixture_passes() {
@@ -25,7 +25,8 @@ fn every_test_of_the_composition_fixture_passes() {
 }
 
 /// Answers `$1` at once.
-const ANSWERS: &str = "#!/bin/sh\ncat > /dev/null\necho \"$1\" | \"$AWF_WFA\" result \"$AWF_TURN\"\n";
+const ANSWERS: &str =
+    "#!/bin/sh\ncat > /dev/null\necho \"$1\" | \"$AWF_WFA\" result \"$AWF_TURN\"\n";
 /// Never answers; leaves `<name>.started` and, if its process is stopped by a signal, nothing
 /// else (`<name>.finished` only if it ran to its end).
 const HANGS: &str =

@@ -134,7 +134,10 @@ mod tests {
         assert_eq!(reason, "wf.race: another branch settled first");
         // The first reason stays.
         cancels.cancel("k1", "later");
-        assert_eq!(reason_of(&cancels, "t1-x"), Some("wf.race: another branch settled first".into()));
+        assert_eq!(
+            reason_of(&cancels, "t1-x"),
+            Some("wf.race: another branch settled first".into())
+        );
         cancels.done("t1-x");
         assert!(!cancels.cancel("k1", "after the end"));
         assert!(cancels.watch("t1-x").is_none());

@@ -17,8 +17,8 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
-use super::prompt::{self, TurnText};
 use super::cancel;
+use super::prompt::{self, TurnText};
 use super::queue::Ticket;
 use super::{Agent, Outcome};
 use crate::harness::attempt::until_cancelled;
@@ -110,24 +110,24 @@ async fn run_in_span(agent: Arc<Agent>, mut request: TurnRequest) -> Outcome {
         let (attempt_cancelled, forward) =
             cancel::merged(agent.link.cancelled.clone(), turn_cancel.clone());
         let run = agent.harness.run(Attempt {
-                agent: &agent.key,
-                turn: &request.id,
-                n,
-                author_prompt: &request.prompt,
-                schema: request.schema.as_ref(),
-                prompt: &prompt,
-                check_in,
-                deadline: request.deadline,
-                cwd: &agent.cwd,
-                launcher: &agent.launcher,
-                session_name: &agent.session_name,
-                env: &agent.spec.env,
-                native: &mut native,
-                cancelled: attempt_cancelled,
-                answered: &answered,
-                sink: &recorder,
-                supervision: &agent.supervision,
-            });
+            agent: &agent.key,
+            turn: &request.id,
+            n,
+            author_prompt: &request.prompt,
+            schema: request.schema.as_ref(),
+            prompt: &prompt,
+            check_in,
+            deadline: request.deadline,
+            cwd: &agent.cwd,
+            launcher: &agent.launcher,
+            session_name: &agent.session_name,
+            env: &agent.spec.env,
+            native: &mut native,
+            cancelled: attempt_cancelled,
+            answered: &answered,
+            sink: &recorder,
+            supervision: &agent.supervision,
+        });
         let report = tokio::select! {
             report = run => report,
             never = forward => match never {},

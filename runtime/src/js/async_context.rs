@@ -107,7 +107,10 @@ fn is_for_await(stmt: &Stmt) -> bool {
 fn restore_in_loop(stmt: &mut Stmt) {
     match stmt {
         Stmt::ForOf(f) if f.is_await => {
-            let body = std::mem::replace(&mut *f.body, Stmt::Empty(swc_core::ecma::ast::EmptyStmt { span: DUMMY_SP }));
+            let body = std::mem::replace(
+                &mut *f.body,
+                Stmt::Empty(swc_core::ecma::ast::EmptyStmt { span: DUMMY_SP }),
+            );
             *f.body = Stmt::Block(BlockStmt {
                 span: DUMMY_SP,
                 ctxt: SyntaxContext::empty(),
@@ -220,12 +223,23 @@ mod tests {
 
     #[test]
     fn awaits_in_async_functions_resume_their_context() {
-        let code = rewrite("export async function f(x: Promise<number>) { const a = await x; return a; }\n");
-        assert!(code.contains("const __awf_ctx = __awf_current();"), "{code}");
+        let code = rewrite(
+            "export async function f(x: Promise<number>) { const a = await x; return a; }\n",
+        );
+        assert!(
+            code.contains("const __awf_ctx = __awf_current();"),
+            "{code}"
+        );
         assert!(code.contains("__awf_resume(__awf_ctx, await x)"), "{code}");
         let arrow = rewrite("export const g = async (p: Promise<number>) => (await p) + 1;\n");
-        assert!(arrow.contains("const __awf_ctx = __awf_current();"), "{arrow}");
-        assert!(arrow.contains("return __awf_resume(__awf_ctx, await p) + 1"), "{arrow}");
+        assert!(
+            arrow.contains("const __awf_ctx = __awf_current();"),
+            "{arrow}"
+        );
+        assert!(
+            arrow.contains("return __awf_resume(__awf_ctx, await p) + 1"),
+            "{arrow}"
+        );
     }
 
     #[test]
@@ -234,17 +248,36 @@ mod tests {
             "export async function f(xs: AsyncIterable<number>) {\n  try { await 1; } catch (e) { g(); } finally { h(); }\n  for await (const x of xs) g(x);\n  h();\n}\n",
         );
         let restores = code.matches("__awf_resume(__awf_ctx);").count();
-        assert_eq!(restores, 4, "catch, finally, loop body, after the loop:\n{code}");
+        assert_eq!(
+            restores, 4,
+            "catch, finally, loop body, after the loop:\n{code}"
+        );
     }
 
     #[test]
     fn sync_code_and_top_level_await_are_left_alone() {
         let code = rewrite("function f() { try { g(); } catch { h(); } }\nconst v = await Promise.resolve(1);\nexport { f, v };\n");
         assert!(!code.contains("__awf"), "{code}");
-        let js = transpile("a.js", "export const a = 1;\n", SourceKind::JavaScript, true).unwrap();
+        let js = transpile(
+            "a.js",
+            "export const a = 1;\n",
+            SourceKind::JavaScript,
+            true,
+        )
+        .unwrap();
         assert_eq!(js.code, "export const a = 1;\n");
-        let js = transpile("a.js", "export const a = async () => { await 1; };\n", SourceKind::JavaScript, true).unwrap();
-        assert!(js.code.contains("__awf_resume(__awf_ctx, await 1)"), "{}", js.code);
+        let js = transpile(
+            "a.js",
+            "export const a = async () => { await 1; };\n",
+            SourceKind::JavaScript,
+            true,
+        )
+        .unwrap();
+        assert!(
+            js.code.contains("__awf_resume(__awf_ctx, await 1)"),
+            "{}",
+            js.code
+        );
     }
 
     #[test]
@@ -265,7 +298,10 @@ mod tests {
             .expect("kept");
         let col = text.find("throw").unwrap() as u32 + 1;
         let source = map
-            .lookup(SourcePos { line: line as u32 + 1, col })
+            .lookup(SourcePos {
+                line: line as u32 + 1,
+                col,
+            })
             .expect("mapped");
         assert_eq!(source, SourcePos { line: 3, col: 3 });
     }

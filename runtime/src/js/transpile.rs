@@ -366,7 +366,13 @@ mod tests {
 
     #[test]
     fn javascript_is_kept_as_written() {
-        let out = transpile("a.js", "export const a = 1;\n", SourceKind::JavaScript, false).unwrap();
+        let out = transpile(
+            "a.js",
+            "export const a = 1;\n",
+            SourceKind::JavaScript,
+            false,
+        )
+        .unwrap();
         assert_eq!(out.code, "export const a = 1;\n");
         assert!(out.map.is_none());
     }

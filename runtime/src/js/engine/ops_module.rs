@@ -15,12 +15,12 @@ use rquickjs::{Ctx, Exception, Function, Object, TypedArray, Value};
 
 use rquickjs::JsLifetime;
 
+use super::async_context;
 use super::host_state::HostState;
 use super::lazy_builtin;
 use super::op::{OpDecl, OpKind, OpTable};
 use super::op_args::OpArgs;
 use super::op_value::{ErrorClass, OpError, OpValue};
-use super::async_context;
 use super::primitives::{self, Primitive};
 use crate::js::convert;
 
