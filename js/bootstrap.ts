@@ -1,5 +1,6 @@
 // awf:bootstrap — installs the globals every workflow, handler and test file sees, in order:
-// stack traces at .ts positions first (so errors from here on are mapped), then console,
+// stack traces at .ts positions first (so errors from here on are mapped), the async context
+// (which call and scope code belongs to across `await`), then console,
 // timers, process, structuredClone, then the globals whose modules load on first use
 // (js/host/lazy_global.ts): the author globals of the spec (defineWorkflow, tool, typed, Type;
 // a test file of plain bun:test tests never loads them), and the web and Node ones (events and
@@ -7,6 +8,7 @@
 // provides atob, btoa, performance, queueMicrotask and DOMException.
 
 import { installStackTraces } from "./host/stack.ts";
+import { installAsyncContext } from "./host/async_context.ts";
 import { console } from "./host/console.ts";
 import * as timers from "./host/timers.ts";
 import { process } from "./host/process.ts";
@@ -14,6 +16,7 @@ import { structuredClone } from "./host/clone.ts";
 import { installLazyGlobals } from "./host/lazy_global.ts";
 
 installStackTraces();
+installAsyncContext();
 
 const globals: Record<string, unknown> = {
   console,

@@ -19,6 +19,9 @@ declare module "awf:ops" {
   }): void;
   /** Answers a request the host made with `request`. */
   export function reply(replyId: number, ok: boolean, value: unknown): void;
+  /** The async context slot (runtime/src/js/engine/async_context.rs). */
+  export function context_current(): unknown;
+  export function context_resume<T>(context: unknown, result?: T): T;
   export function timer_start(delayMs: number, repeat: boolean): number;
   export function timer_clear(id: number): void;
   export function timer_unref(id: number, unref: boolean): void;
@@ -87,7 +90,8 @@ declare module "awf:ops" {
 
   // workflow/agents
   export function agent_open(run: number, spec: unknown): unknown;
-  export function agent_run(request: { run: number; agent: string; prompt: unknown; schema: unknown; timeout: unknown }): Pending<unknown>;
+  export function agent_run(request: { run: number; agent: string; prompt: unknown; schema: unknown; timeout: unknown; cancel?: string }): Pending<unknown>;
+  export function agent_cancel(request: { run: number; agent: string; token: string; reason: string }): boolean;
   export function agent_close(agent: { run: number; agent: string }): Pending<void>;
   // workflow/messages
   export function agent_send(request: { run: number; agent: string; message: unknown; timeout: unknown }): Pending<unknown>;

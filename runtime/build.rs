@@ -17,6 +17,9 @@ use rquickjs::module::Declared;
 use rquickjs::{Context, Ctx, Exception, Module, Runtime, WriteOptions};
 
 // The build script uses only the transpiler and its position map out of these files.
+#[allow(dead_code)]
+#[path = "src/js/async_context.rs"]
+mod async_context;
 #[path = "src/js/builtin_path.rs"]
 mod builtin_path;
 #[allow(dead_code)]
@@ -31,6 +34,7 @@ fn main() {
     let js = manifest.join("../js");
     println!("cargo:rerun-if-changed={}", js.display());
     println!("cargo:rerun-if-changed=src/js/transpile.rs");
+    println!("cargo:rerun-if-changed=src/js/async_context.rs");
     println!("cargo:rerun-if-changed=src/js/source_map.rs");
     println!("cargo:rerun-if-changed=src/js/builtin_path.rs");
 
@@ -48,7 +52,7 @@ fn main() {
         let path = relative.with_extension("").display().to_string();
         let source = std::fs::read_to_string(file).expect("a built-in is readable");
         let name = format!("awf:{path}");
-        let module = transpile::transpile(&name, &source, transpile::SourceKind::TypeScript)
+        let module = transpile::transpile(&name, &source, transpile::SourceKind::TypeScript, false)
             .unwrap_or_else(|e| {
                 panic!(
                     "js/{}:{}:{}: {}",

@@ -120,6 +120,34 @@ declare module "agentswf" {
     stage<T>(name: string, options: StageOptions<T>, work: () => T | Promise<T>): Promise<T>;
     /** Ends the attempt as `stopped` (exit 3), recorded with the stage it is in. Never returns. */
     stop(reason: string): never;
+    /**
+     * `fn(item, index)` for each item, at most `concurrency` at once (default: all); resolves
+     * with the results in item order. The first call to throw cancels the others' turns (they
+     * end `cancelled`) and tool calls, and rejects with that error. A turn that ends unanswered
+     * does not throw.
+     */
+    parallel<T, R>(items: Iterable<T>, fn: (item: T, index: number) => R | Promise<R>, options?: ParallelOptions): Promise<Awaited<R>[]>;
+    /**
+     * Runs the branches at once, each in its own cancellation scope; resolves with the value of
+     * the first to settle (or rejects with its error) and cancels the others' turns and tool
+     * calls. Throws in a tool handler.
+     */
+    race<B extends readonly (() => unknown)[] | { [key: string]: () => unknown }>(branches: B): Promise<RaceValue<B>>;
+    /** Like `race`, resolving with `{ key, value }` of the first branch to settle. Throws in a tool handler. */
+    select<B extends { [key: string]: () => unknown }>(branches: B): Promise<{ [K in keyof B & string]: { key: K; value: Awaited<ReturnType<B[K]>> } }[keyof B & string]>;
+  }
+
+  /** What `wf.race` resolves with: the value of any one of its branches. */
+  export type RaceValue<B> = {
+    [K in keyof B]: B[K] extends () => infer R ? Awaited<R> : never;
+  }[keyof B & (B extends readonly unknown[] ? number : string)];
+
+  /** The options of `wf.parallel`. */
+  export interface ParallelOptions {
+    /** How many calls run at once: a positive whole number. Default: all items. */
+    concurrency?: number;
+    /** Names the group in the reasons its cancelled turns are recorded with. */
+    label?: string;
   }
 
   /** The options of a stage with a value. */

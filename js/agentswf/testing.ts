@@ -653,6 +653,8 @@ async function play(state: ScriptedRun, request: TurnRequest, entry: Entry, sign
     send: (message: string | { text?: string; data?: unknown }) => sendMessage(state, request, message),
   });
   const value = await entry.respond(turn);
+  // The turn ended meanwhile (its deadline, a cancel): what the script gives now is dropped.
+  if (signal.aborted) return { reply: "silent" };
   if (isEntry(value)) {
     if (value[SCRIPT] === "wake") throw new ScriptFailure(`agent "${request.agent}": a script function must return the answer's value or a reply.*(), not wake(...)`);
     if (value[SCRIPT] === "answer") throw new ScriptFailure(`agent "${request.agent}": a script function must return the answer's value or a reply.*(), not answer(...)`);

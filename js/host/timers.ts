@@ -2,9 +2,11 @@
 //
 // Like Node, each returns a Timeout object with ref()/unref()/hasRef(); it also converts to its
 // numeric id, so code written for browsers that stores the number keeps working. A pending,
-// ref'd timer keeps the run alive; an unref'd one does not.
+// ref'd timer keeps the run alive; an unref'd one does not. A callback runs in the async
+// context it was scheduled in (async_context.ts).
 
 import { clearTimer, startTimer, unrefTimer } from "../core.ts";
+import { bind } from "./async_context.ts";
 
 const byId = new Map<number, Timeout>();
 
@@ -47,9 +49,10 @@ function schedule(callback: unknown, delay: unknown, args: unknown[], repeat: bo
     throw new TypeError(`The "callback" argument must be of type function. Received ${typeof callback}`);
   }
   const ms = Math.max(0, Number(delay) || 0);
+  const run = bind(callback as (...a: unknown[]) => void);
   const id = startTimer(() => {
     if (!repeat) byId.delete(id);
-    (callback as (...a: unknown[]) => void)(...args);
+    run(...args);
   }, ms, repeat);
   const timer = new Timeout(id);
   byId.set(id, timer);

@@ -4,12 +4,17 @@
 // `{ outcome }` however the turn ends, and rejects only for programming errors (a blank prompt,
 // a bad schema or timeout, a closed agent); operations on one agent queue in call order on the
 // Rust side. `id` makes a turn idempotent: the same id with the same spec gives the same promise.
+// A turn started in a cancellation scope (wf.race, wf.parallel) is cancelled with it
+// (scope.ts); `run` and `close` throw in code that runs for one of this agent's tool calls
+// (identity.ts).
 
 import * as ops from "awf:ops";
 import { AwfError, opAsync } from "../core.ts";
 import { isTyped, type Typed } from "../agentswf/workflow.ts";
 import { registerHandlers, toolSpecs } from "./tools.ts";
 import { sendTo, type MessageOutcome } from "./messages.ts";
+import { refuseOwnAgent } from "./identity.ts";
+import { cancellableTurn } from "./scope.ts";
 
 export type TurnOutcome<T> =
   | { kind: "answered"; answered: true; value: T }
@@ -59,6 +64,11 @@ export class Agent {
     if (typeof spec !== "object" || spec === null) {
       return Promise.reject(new TypeError(`agent "${this.key}": run(spec) takes an object with a prompt`));
     }
+    try {
+      refuseOwnAgent(this.key, "run");
+    } catch (error) {
+      return Promise.reject(error);
+    }
     const schema = spec.schema === undefined ? null : isTyped(spec.schema) ? spec.schema.schema : spec.schema;
     const request = { run: this.#run, agent: this.key, prompt: spec.prompt, schema, timeout: spec.timeout ?? null };
     if (spec.id === undefined) return this.#start(request) as Promise<{ outcome: TurnOutcome<T> }>;
@@ -75,8 +85,8 @@ export class Agent {
     return result as Promise<{ outcome: TurnOutcome<T> }>;
   }
 
-  async #start(request: object): Promise<{ outcome: TurnOutcome<unknown> }> {
-    const outcome = (await opAsync(ops.agent_run(request))) as TurnOutcome<unknown>;
+  async #start(request: { run: number; agent: string; prompt: unknown; schema: unknown; timeout: unknown }): Promise<{ outcome: TurnOutcome<unknown> }> {
+    const outcome = (await cancellableTurn(this.#run, this.key, (cancel) => ops.agent_run({ ...request, cancel }))) as TurnOutcome<unknown>;
     return { outcome };
   }
 
@@ -87,6 +97,11 @@ export class Agent {
 
   /** Ends the agent once its queued turns are done; later turns reject. */
   close(): Promise<void> {
+    try {
+      refuseOwnAgent(this.key, "close");
+    } catch (error) {
+      return Promise.reject(error);
+    }
     return opAsync(ops.agent_close({ run: this.#run, agent: this.key }));
   }
 }

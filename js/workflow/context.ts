@@ -1,10 +1,12 @@
 // The `wf` object a workflow's run() receives: the run's facts, its log, its agents, its
-// stages and `stop`.
+// stages and `stop`, and composition (`parallel`, `race`, `select`).
 
 import * as ops from "awf:ops";
 import { createAgents, type AgentDirectory } from "./agents.ts";
 import { createStages, type StageOptions, type StopState } from "./stages.ts";
 import { createReceiver, type Message, type ReceiveOptions } from "./messages.ts";
+import { parallel, type ParallelOptions } from "./parallel.ts";
+import { race, select } from "./race.ts";
 
 export interface WorkflowContext {
   readonly runId: string;
@@ -25,6 +27,13 @@ export interface WorkflowContext {
   stop(reason: string): never;
   /** The next message an agent sent (`wfa send`), or the next from `from`; waits for one. */
   receive<D = unknown>(options?: ReceiveOptions): Promise<Message<D>>;
+  /** `fn` for each item, at most `concurrency` at once, results in item order; the first throw
+   * cancels the others and rejects. */
+  parallel<T, R>(items: Iterable<T>, fn: (item: T, index: number) => R | Promise<R>, options?: ParallelOptions): Promise<Awaited<R>[]>;
+  /** The first branch to settle wins; the others are cancelled. */
+  race(branches: unknown): Promise<unknown>;
+  /** `{ key, value }` of the first branch to settle; the others are cancelled. */
+  select(branches: Record<string, () => unknown>): Promise<{ key: string; value: unknown }>;
 }
 
 export function createContext(run: number, stops: StopState = {}): WorkflowContext {
@@ -44,5 +53,8 @@ export function createContext(run: number, stops: StopState = {}): WorkflowConte
     stage: stage as WorkflowContext["stage"],
     stop,
     receive: receiver.receive,
+    parallel,
+    race,
+    select,
   });
 }

@@ -10,6 +10,8 @@
 
 import * as ops from "awf:ops";
 import { AwfError, clearTimer, onRequest, opAsync, startTimer } from "../core.ts";
+import { refuseInHandler } from "./identity.ts";
+import { currentScope, onScopeCancel } from "./scope.ts";
 
 export interface Message<D = unknown> {
   /** The key of the agent that sent it. */
@@ -148,7 +150,19 @@ export function createReceiver(run: number, runId: string): Receiver {
     });
   };
   return Object.freeze({
-    receive: <D>(options?: ReceiveOptions) => receiveWith<D>(options, undefined),
+    // In a branch of wf.race/wf.select (or an item of wf.parallel) the receive gives up when
+    // its scope is cancelled, leaving the message it would have taken queued.
+    receive: <D>(options?: ReceiveOptions) => {
+      try {
+        refuseInHandler("wf.receive");
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      if (currentScope() === undefined) return receiveWith<D>(options, undefined);
+      const controller = new AbortController();
+      const off = onScopeCancel((reason) => controller.abort(new AwfError("cancelled", `wf.receive was ${String(reason)}`)));
+      return receiveWith<D>(options, controller.signal).finally(off);
+    },
     receiveWith,
   });
 }

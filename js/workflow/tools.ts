@@ -2,12 +2,14 @@
 //
 // When an agent calls a tool, the host asks for "tool.call"; the handler gets the checked input
 // and `call` = { id, agent, signal }, and what it returns is the agent's answer (the host checks
-// it is JSON and small enough). "tool.abort" aborts a call's signal when its time is up or its
-// turn ends. Reopening an agent with tools replaces its handlers. `AbortController` is the
+// it is JSON and small enough). The handler runs as its call (identity.ts), so that what it
+// starts, even after an `await`, is known to be that call's. "tool.abort" aborts a call's
+// signal when its time is up or its turn ends. Reopening an agent with tools replaces its handlers. `AbortController` is the
 // global one (js/host/abort.ts, served lazily: importing it here would make a second copy).
 
 import { onRequest } from "../core.ts";
 import { isTool, type ToolCall, type ToolDefinition } from "../agentswf/workflow.ts";
+import { withFrame } from "./identity.ts";
 
 type Handler = (input: unknown, call: ToolCall) => unknown;
 
@@ -52,7 +54,11 @@ onRequest("tool.call", async ({ run, agent, tool, call, input }: { run: string; 
   const controller = new AbortController();
   running.set(call, controller);
   try {
-    return await handler(input, Object.freeze({ id: call, agent, signal: controller.signal }));
+    const identity = Object.freeze({ id: call, agent, tool });
+    // The handler, and everything it starts, runs as this call (identity.ts), in no scope.
+    return await withFrame({ call: identity, scope: undefined }, () =>
+      handler(input, Object.freeze({ id: call, agent, signal: controller.signal })),
+    );
   } finally {
     running.delete(call);
   }

@@ -42,6 +42,8 @@ mod tools;
 // The spec's tool rules that need no composition feature: close from a handler, reopen rules,
 // timeout: false past 30 s, unique call ids, `awf logs --agent` over two agents.
 mod tool_rules;
+// wf.parallel, wf.race, wf.select: scripted and command agents.
+mod composition;
 // Host APIs (node:fs, node:child_process, fetch, web globals, ...) through `awf run`, each
 // workflow under tests/js/host/ against its expected JSON; the compatibility file against node.
 mod host_apis;

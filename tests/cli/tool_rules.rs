@@ -35,7 +35,7 @@ fn close_on_the_calling_agent_throws_in_its_handler() {
     let ran = project.awf(&["run", "wf.ts"]).run();
     assert_eq!(ran.assert_success().json(), "answered");
     let out = project.read("shut.out");
-    assert_has(&out, "failed (handler-failed): agent \"agent\" is waiting for its tool shut to answer, so it cannot close now");
+    assert_has(&out, "failed (handler-failed): agent \"agent\" cannot close now: this code runs for its tool call");
     assert!(out.ends_with("exit=1\n"), "{out}");
 }
 

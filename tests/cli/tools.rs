@@ -462,7 +462,7 @@ fn a_handler_cannot_give_work_to_its_own_agent_but_can_run_another() {
     let calls = calls(&project);
     assert_eq!(calls["own"].exit, "1");
     assert!(
-        calls["own"].stderr.starts_with("wfa: own: failed (handler-failed): agent \"agent\" is waiting for its tool own to answer, so it cannot run now"),
+        calls["own"].stderr.starts_with("wfa: own: failed (handler-failed): agent \"agent\" cannot run now: this code runs for its tool call"),
         "{}",
         calls["own"].stderr
     );

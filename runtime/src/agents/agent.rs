@@ -12,6 +12,7 @@ use serde_json::Value;
 use tokio::sync::Notify;
 
 use super::answer;
+use super::cancel::TurnCancels;
 use super::problem::OpenError;
 use super::queue::TurnQueue;
 use super::registry::RunLink;
@@ -46,6 +47,8 @@ pub struct Agent {
     pub(super) native: tokio::sync::Mutex<NativeSession>,
     /// How the run's agent processes are tracked; each attempt's process is started through it.
     pub supervision: Arc<Supervision>,
+    /// Its turns that the workflow may cancel (`wf.race`, `wf.parallel`).
+    pub cancels: TurnCancels,
     state: Mutex<AgentState>,
     socket: Mutex<Option<AgentSocket>>,
 }
@@ -100,6 +103,7 @@ impl Agent {
             queue: Arc::new(TurnQueue::default()),
             native: tokio::sync::Mutex::default(),
             supervision,
+            cancels: TurnCancels::default(),
             state: Mutex::new(AgentState::default()),
             socket: Mutex::new(None),
         }

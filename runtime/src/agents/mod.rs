@@ -6,6 +6,7 @@
 //! - `problem.rs`: why an open is refused.
 //! - `channel.rs`: the agent's socket router.
 //! - `turn.rs`: one turn, from its queue ticket to its outcome, through the agent's harness.
+//! - `cancel.rs`: cancelling one turn on the workflow's word (`wf.race`, `wf.parallel`).
 //! - `queue.rs`: one operation at a time per agent, in call order.
 //! - `sending.rs`: `wfa send`, a message from the agent to the workflow.
 //! - `message_turn.rs`: `agent.send`, a message turn that wakes the agent.
@@ -17,6 +18,7 @@
 
 mod agent;
 mod answer;
+pub mod cancel;
 mod channel;
 pub mod message_turn;
 pub mod outcome;

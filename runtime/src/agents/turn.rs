@@ -8,7 +8,8 @@
 //! - an attempt that ends without an answer and without a failure gets one check-in, a second
 //!   attempt with a prompt that says the answer is missing; a second silent end is `unanswered`;
 //! - a failure is `failed` (or `blocked`, when the runtime needs a person), with its detail;
-//! - the deadline is `timed-out`, the run's cancellation `cancelled`.
+//! - the deadline is `timed-out`, the run's cancellation `cancelled`, and so is the workflow's
+//!   cancelling this one turn (cancel.rs), queued or running, with the reason it gave.
 //!
 //! What the runtime does meanwhile (its session, shell commands, messages, tokens) is recorded
 //! as it happens (`AttemptRecorder`); the turn's tokens are summed into the agent's.
@@ -16,6 +17,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
+use super::cancel;
 use super::prompt::{self, TurnText};
 use super::queue::Ticket;
 use super::{Agent, Outcome};
@@ -46,14 +48,17 @@ pub async fn run(agent: Arc<Agent>, request: TurnRequest) -> Outcome {
 async fn run_in_span(agent: Arc<Agent>, mut request: TurnRequest) -> Outcome {
     let started = Instant::now();
     let mut cancelled = agent.link.cancelled.clone();
+    let mut turn_cancel = agent.cancels.watch(&request.id);
     let waited = tokio::select! {
         _ = request.ticket.served() => None,
         _ = tokio::time::sleep_until(request.deadline.into()) => Some(Outcome::TimedOut(
             "the turn's deadline passed while it waited for the agent's earlier operations".into(),
         )),
         _ = until_cancelled(&mut cancelled) => Some(Outcome::Cancelled("the run was cancelled before the turn began".into())),
+        reason = cancel::until_turn_cancelled(&mut turn_cancel) => Some(Outcome::Cancelled(format!("{reason} (before the turn began)"))),
     };
     if let Some(outcome) = waited {
+        agent.cancels.done(&request.id);
         settle(
             &agent,
             &request.id,
@@ -104,29 +109,32 @@ async fn run_in_span(agent: Arc<Agent>, mut request: TurnRequest) -> Outcome {
             first_prompt.clone()
         };
         let recorder = AttemptRecorder::new(&agent, &request.id, attempt);
-        let report = agent
-            .harness
-            .run(Attempt {
-                agent: &agent.key,
-                turn: &request.id,
-                n,
-                author_prompt: &request.prompt,
-                schema: request.schema.as_ref(),
-                prompt: &prompt,
-                check_in,
-                deadline: request.deadline,
-                cwd: &agent.cwd,
-                launcher: &agent.launcher,
-                session_name: &agent.session_name,
-                env: &agent.spec.env,
-                native: &mut native,
-                cancelled: agent.link.cancelled.clone(),
-                answered: &answered,
-                sink: &recorder,
-                supervision: &agent.supervision,
-                message: None,
-            })
-            .await;
+        let (attempt_cancelled, forward) =
+            cancel::merged(agent.link.cancelled.clone(), turn_cancel.clone());
+        let run = agent.harness.run(Attempt {
+            agent: &agent.key,
+            turn: &request.id,
+            n,
+            author_prompt: &request.prompt,
+            schema: request.schema.as_ref(),
+            prompt: &prompt,
+            check_in,
+            deadline: request.deadline,
+            cwd: &agent.cwd,
+            launcher: &agent.launcher,
+            session_name: &agent.session_name,
+            env: &agent.spec.env,
+            native: &mut native,
+            cancelled: attempt_cancelled,
+            answered: &answered,
+            sink: &recorder,
+            supervision: &agent.supervision,
+            message: None,
+        });
+        let report = tokio::select! {
+            report = run => report,
+            never = forward => match never {},
+        };
         outputs.extend(report.output);
         usage.add(&report.usage);
         outcome = Some(match report.end {
@@ -149,12 +157,15 @@ async fn run_in_span(agent: Arc<Agent>, mut request: TurnRequest) -> Outcome {
             AttemptEnd::TimedOut => {
                 Outcome::TimedOut("the turn's deadline passed before an answer was accepted".into())
             }
-            AttemptEnd::Cancelled => Outcome::Cancelled("the run was cancelled".into()),
+            AttemptEnd::Cancelled => Outcome::Cancelled(
+                cancel::reason(&turn_cancel).unwrap_or_else(|| "the run was cancelled".into()),
+            ),
         });
         break;
     }
     drop(native);
     let outcome = outcome.expect("the loop settles on its last attempt");
+    agent.cancels.done(&request.id);
     agent.close_turn(&request.id);
     agent.add_usage(&usage);
     settle(&agent, &request.id, &outcome, started, outputs, usage);

@@ -6,7 +6,8 @@
 //! only from a built-in. A name that resolves to nothing throws an error saying where it was
 //! written, as `cannot resolve "x" from wf.ts:3:20`, with a hint when one is likely.
 //!
-//! The loader reads files, strips TypeScript (`transpile.rs`), registers each module's position
+//! The loader reads files, strips TypeScript and keeps async functions in their async context
+//! (`transpile.rs`), registers each module's position
 //! map and import sites, and turns JSON files into a module whose default export is the data.
 
 use std::path::{Path, PathBuf};
@@ -110,7 +111,7 @@ impl Loader for AwfLoader {
         if name.ends_with(".json") {
             return load_json(ctx, &state, name, &source);
         }
-        let transpiled = match transpile(name, &source, SourceKind::of_path(name)) {
+        let transpiled = match transpile(name, &source, SourceKind::of_path(name), true) {
             Ok(t) => t,
             Err(e) => {
                 let location = Some((name.to_string(), e.pos.line, e.pos.col));

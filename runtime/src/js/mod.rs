@@ -12,6 +12,7 @@
 // in noise than moving it costs.
 #![allow(clippy::result_large_err)]
 
+mod async_context;
 mod builtin_path;
 mod builtins;
 mod call_site;

@@ -3,7 +3,9 @@
 //! awf never type-checks (that is the editor's job); it removes types, fast, and keeps enough of
 //! a source map to print `.ts` positions in stacks and errors (see `source_map.rs`). This file
 //! also lists each module's import specifiers with their positions, so that the loader can say
-//! where an import that cannot be resolved was written.
+//! where an import that cannot be resolved was written. A workflow's own files
+//! (`keep_context`) also get the `async_context` pass, so that their async functions keep
+//! the tool call and scope they run for across `await`.
 
 use swc_core::common::{
     comments::SingleThreadedComments, sync::Lrc, BytePos, FileName, Globals, LineCol, Mark,
@@ -17,8 +19,9 @@ use swc_core::ecma::codegen::{text_writer::JsWriter, Emitter, Node};
 use swc_core::ecma::parser::{lexer::Lexer, Parser, StringInput, Syntax, TsSyntax};
 use swc_core::ecma::transforms::base::{fixer::fixer, hygiene::hygiene, resolver};
 use swc_core::ecma::transforms::typescript::{typescript, Config as TsConfig};
-use swc_core::ecma::visit::{Visit, VisitWith};
+use swc_core::ecma::visit::{Visit, VisitMutWith, VisitWith};
 
+use super::async_context::AsyncContext;
 use super::source_map::{PositionMap, SourcePos};
 
 /// What kind of source a module file holds, from its extension.
@@ -62,8 +65,15 @@ pub struct SyntaxError {
     pub pos: SourcePos,
 }
 
-/// Turns one module source into JS. `name` only labels positions.
-pub fn transpile(name: &str, source: &str, kind: SourceKind) -> Result<Transpiled, SyntaxError> {
+/// Turns one module source into JS. `name` only labels positions. With `keep_context` (a
+/// workflow's own files, not the built-ins) its async functions also keep their async context
+/// across `await` (async_context.rs).
+pub fn transpile(
+    name: &str,
+    source: &str,
+    kind: SourceKind,
+    keep_context: bool,
+) -> Result<Transpiled, SyntaxError> {
     let cm: Lrc<SourceMap> = Default::default();
     let file = cm.new_source_file(
         Lrc::new(FileName::Custom(name.to_string())),
@@ -106,7 +116,9 @@ pub fn transpile(name: &str, source: &str, kind: SourceKind) -> Result<Transpile
         });
     }
     let imports = import_sites(&cm, &module);
-    if kind == SourceKind::JavaScript {
+    // Plain JS without async functions needs nothing done.
+    let rewrite = keep_context && source.contains("async");
+    if kind == SourceKind::JavaScript && !rewrite {
         return Ok(Transpiled {
             code: source.to_string(),
             map: None,
@@ -117,16 +129,26 @@ pub fn transpile(name: &str, source: &str, kind: SourceKind) -> Result<Transpile
         let unresolved = Mark::new();
         let top_level = Mark::new();
         let mut program = Program::Module(module);
-        program.mutate(resolver(unresolved, top_level, true));
-        program.mutate(typescript(
-            TsConfig {
-                // Keep `import x from "y"` when x is only used as a type out of the output,
-                // as tsc does; an import kept for its side effects has no specifiers.
-                ..Default::default()
-            },
+        program.mutate(resolver(
             unresolved,
             top_level,
+            kind == SourceKind::TypeScript,
         ));
+        if kind == SourceKind::TypeScript {
+            program.mutate(typescript(
+                TsConfig {
+                    // Keep `import x from "y"` when x is only used as a type out of the
+                    // output, as tsc does; an import kept for its side effects has no
+                    // specifiers.
+                    ..Default::default()
+                },
+                unresolved,
+                top_level,
+            ));
+        }
+        if rewrite {
+            program.visit_mut_with(&mut AsyncContext::default());
+        }
         program.mutate(hygiene());
         program.mutate(fixer(Some(&comments)));
         emit(&cm, &program)
@@ -244,7 +266,7 @@ mod tests {
     use super::*;
 
     fn ts(source: &str) -> Transpiled {
-        transpile("test.ts", source, SourceKind::TypeScript).expect("transpiles")
+        transpile("test.ts", source, SourceKind::TypeScript, false).expect("transpiles")
     }
 
     #[test]
@@ -292,6 +314,7 @@ mod tests {
             "bad.ts",
             "const x = 1;\nconst y = ;\n",
             SourceKind::TypeScript,
+            false,
         )
         .expect_err("does not parse");
         assert_eq!(err.pos, SourcePos { line: 2, col: 11 });
@@ -308,6 +331,7 @@ mod tests {
             "deco.ts",
             "class A {\n  @logged m() {}\n}\n",
             SourceKind::TypeScript,
+            false,
         )
         .expect_err("refused");
         assert_eq!(err.pos, SourcePos { line: 2, col: 3 });
@@ -342,7 +366,13 @@ mod tests {
 
     #[test]
     fn javascript_is_kept_as_written() {
-        let out = transpile("a.js", "export const a = 1;\n", SourceKind::JavaScript).unwrap();
+        let out = transpile(
+            "a.js",
+            "export const a = 1;\n",
+            SourceKind::JavaScript,
+            false,
+        )
+        .unwrap();
         assert_eq!(out.code, "export const a = 1;\n");
         assert!(out.map.is_none());
     }

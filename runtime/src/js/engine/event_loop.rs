@@ -55,6 +55,7 @@ impl JsHost {
             let due = self.state.timers.borrow_mut().pop_due(Instant::now());
             if let Some(id) = due {
                 self.fire_timer(id);
+                self.state.async_context.clear();
                 continue;
             }
             match self.events.try_recv() {
@@ -90,7 +91,10 @@ impl JsHost {
     /// it is an unhandled error of the call.
     fn drain_jobs(&self) -> Option<CallEnd> {
         loop {
-            match self.runtime.runtime.execute_pending_job() {
+            let ran = self.runtime.runtime.execute_pending_job();
+            // A continuation that was not rewritten must not see the context of the last one.
+            self.state.async_context.clear();
+            match ran {
                 Ok(true) => continue,
                 Ok(false) => return None,
                 Err(job) => {
@@ -176,6 +180,7 @@ impl JsHost {
                 }
             }
         }
+        self.state.async_context.clear();
     }
 
     fn complete_op(&self, id: u64, result: OpResult) {

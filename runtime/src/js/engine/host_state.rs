@@ -18,6 +18,7 @@ use rquickjs::{Ctx, Function, JsLifetime, Persistent};
 use tokio::sync::mpsc;
 
 use super::call_stop::CallStop;
+use super::async_context::AsyncContext;
 use super::callbacks::Callbacks;
 use super::host_event::HostEvent;
 use super::output::ConsoleTarget;
@@ -66,6 +67,8 @@ pub struct HostState {
     pub(super) uncaught: RefCell<Option<UncaughtHandler>>,
     /// The settled value of the current `call`.
     pub(super) settled: RefCell<Option<Result<Option<serde_json::Value>, JsError>>>,
+    /// Which tool call and scope the running JS belongs to (async_context.rs).
+    pub(super) async_context: AsyncContext,
     /// One value per type, for the concerns that drive this host.
     store: RefCell<HashMap<TypeId, Rc<dyn Any>>>,
 }
@@ -95,6 +98,7 @@ impl HostState {
             unhandled: RefCell::default(),
             uncaught: RefCell::default(),
             settled: RefCell::default(),
+            async_context: AsyncContext::default(),
             store: RefCell::default(),
         }
     }
@@ -204,6 +208,7 @@ impl HostState {
         self.replies.clear();
         self.unhandled.borrow_mut().clear();
         self.uncaught.borrow_mut().take();
+        self.async_context.clear();
         self.store.borrow_mut().clear();
     }
 }

@@ -11,6 +11,7 @@
 //! - `timers`: the timer wheel.
 //! - `host_event`, `requester`: what reaches the JS thread; Rust tasks asking JS (`JsRequester`).
 //! - `call_stop`: stopping one tool call's handler that never yields, not the whole host.
+//! - `async_context`: which tool call and scope the running JS belongs to, across `await`.
 //! - `callbacks`: the `awf:core` functions the engine calls into.
 //! - `event_loop`, `call`: one call into JS, driven until it settles.
 //! - `output`: where console text goes.
@@ -18,6 +19,7 @@
 //! Everything JS runs on the thread that calls `JsHost::call`. Drop order matters to QuickJS:
 //! persistent values first, then the context, then the runtime.
 
+mod async_context;
 mod call;
 mod call_stop;
 mod callbacks;

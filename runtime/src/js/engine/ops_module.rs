@@ -15,6 +15,7 @@ use rquickjs::{Ctx, Exception, Function, Object, TypedArray, Value};
 
 use rquickjs::JsLifetime;
 
+use super::async_context;
 use super::host_state::HostState;
 use super::lazy_builtin;
 use super::op::{OpDecl, OpKind, OpTable};
@@ -27,6 +28,8 @@ const PRIMITIVES: &[(&str, Primitive)] = &[
     ("set_callbacks", primitives::set_callbacks),
     ("reply", primitives::reply),
     ("builtin_namespace", lazy_builtin::builtin_namespace),
+    ("context_current", async_context::context_current),
+    ("context_resume", async_context::context_resume),
 ];
 
 /// The table a context's host was built with, kept with the context for `awf:ops`.

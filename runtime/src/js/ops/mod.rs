@@ -15,6 +15,7 @@ pub const OPS: OpGroup = &[
     workflow::context::OPS,
     workflow::agents::OPS,
     workflow::messages::OPS,
+    workflow::cancel::OPS,
     workflow::stages::OPS,
     test::file_runner::OPS,
 ];

@@ -69,6 +69,9 @@ struct AgentRun {
     schema: Option<Json>,
     #[serde(default)]
     timeout: Option<Json>,
+    /// The token a scope cancels the turn by (js/workflow/scope.ts).
+    #[serde(default)]
+    cancel: Option<String>,
 }
 
 /// `agent_run({ run, agent, prompt, schema, timeout })`: checks, takes the agent's next place in
@@ -88,7 +91,6 @@ fn agent_run(
             ),
         ));
     }
-    refuse_while_calling(&agent, "run")?;
     let prompt = match args.prompt.0 {
         Ok(Some(serde_json::Value::String(p))) if !p.trim().is_empty() => p,
         Ok(Some(serde_json::Value::String(_))) => {
@@ -117,8 +119,12 @@ fn agent_run(
             .unwrap_or(serde_json::Value::Null),
     )?;
     let deadline = turn::deadline(timeout, run.deadline);
+    let id = run.agents.next_turn_id();
+    if let Some(token) = &args.cancel {
+        agent.cancels.register(token, &id);
+    }
     let request = TurnRequest {
-        id: run.agents.next_turn_id(),
+        id,
         prompt,
         schema,
         deadline,
@@ -130,21 +136,6 @@ fn agent_run(
         drop(in_flight);
         Ok(outcome.to_json())
     })
-}
-
-/// A handler cannot give work to the agent that called it: that agent is in a turn waiting for
-/// the handler, so the work would wait for itself.
-fn refuse_while_calling(agent: &Agent, operation: &str) -> Result<(), OpError> {
-    match agent.tool_call_running() {
-        Some(tool) => Err(OpError::new(
-            "agent-in-tool-call",
-            format!(
-                "agent \"{}\" is waiting for its tool {tool} to answer, so it cannot {operation} now; a tool handler cannot give work to the agent that called it (another agent can be run)",
-                agent.key
-            ),
-        )),
-        None => Ok(()),
-    }
 }
 
 /// `timeout`: `"30s"`, `"20m"`, `"1h"`, `"1500ms"`, or a number of milliseconds.
@@ -179,7 +170,6 @@ fn agent_close(
 ) -> Result<impl std::future::Future<Output = Result<(), OpError>>, OpError> {
     let run = run_of(state, run)?;
     let agent = agent_of(&run, &agent)?;
-    refuse_while_calling(&agent, "close")?;
     let mut ticket = agent.queue.ticket();
     let first = agent.begin_close();
     let in_flight = run.agents.in_flight();

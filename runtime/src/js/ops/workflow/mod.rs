@@ -1,7 +1,8 @@
 //! Ops of a workflow's `wf`: js/workflow/context.ts, js/workflow/agents.ts,
-//! js/workflow/messages.ts and js/workflow/stages.ts.
+//! js/workflow/messages.ts, js/workflow/scope.ts and js/workflow/stages.ts.
 
 pub mod agents;
+pub mod cancel;
 pub mod context;
 pub mod messages;
 pub mod stages;
