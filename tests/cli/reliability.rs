@@ -615,38 +615,17 @@ fn ctrl_c_and_sigterm_stop_code_that_never_yields() {
 }
 
 #[test]
-fn a_handler_that_never_yields_is_stopped_by_the_run_deadline_and_its_agent_dies() {
-    let project = TempProject::new();
-    project
-        .script(
-            "agent.sh",
-            "#!/bin/sh\ncat > /dev/null\necho $$ > agent.pid\n\"$AWF_WFA\" tool spin\nsleep 300\n",
-        )
-        .file(
-            "wf.ts",
-            r#"import { writeFileSync } from "node:fs";
-export default defineWorkflow({
-  meta: { name: "t", description: "A handler spins." },
-  async run(wf) {
-    // It spins after an await: code a call's budget cannot tell is its own (see CallStop), so
-    // only the run's deadline stops it.
-    const spin = tool({ description: "Spin.", timeout: "1s", handler: async () => { await null; writeFileSync("started", ""); while (true) {} } });
-    const a = await wf.agents.open({ key: "a", runtime: { command: ["./agent.sh"] }, tools: { spin } });
-    return (await a.run({ prompt: "Go." })).outcome;
-  },
-});
-"#,
-        );
-    let awf = start_spinning(&project, &["--timeout", "2s"]);
-    let agent = pid_in(&project, "agent.pid");
-    let (code, record) = ended(&project, awf);
-    assert_eq!(code, Some(1));
-    assert_eq!(record["outcome"], "timed-out", "{record}");
-    wait_gone(agent, "the agent");
+fn a_handler_that_never_yields_is_stopped_at_its_own_budget_and_the_run_goes_on() {
+    // Before its first await, and after one: the async context says whose code it is.
+    for spin in [
+        "() => { while (true) {} }",
+        "async () => { await null; while (true) {} }",
+    ] {
+        a_spinning_handler_is_stopped_at_its_budget(spin);
+    }
 }
 
-#[test]
-fn a_handler_that_never_yields_is_stopped_at_its_own_budget_and_the_run_goes_on() {
+fn a_spinning_handler_is_stopped_at_its_budget(handler: &str) {
     let project = TempProject::new();
     project
         .script(
@@ -655,16 +634,17 @@ fn a_handler_that_never_yields_is_stopped_at_its_own_budget_and_the_run_goes_on(
         )
         .file(
             "wf.ts",
-            r#"export default defineWorkflow({
+            &r#"export default defineWorkflow({
   meta: { name: "t", description: "A handler spins past its budget." },
   async run(wf) {
-    const spin = tool({ description: "Spin.", timeout: "1s", handler: () => { while (true) {} } });
+    const spin = tool({ description: "Spin.", timeout: "1s", handler: HANDLER });
     const ok = tool({ description: "Answer.", handler: async () => "still here" });
     const a = await wf.agents.open({ key: "a", runtime: { command: ["./agent.sh"] }, tools: { spin, ok } });
     return (await a.run({ prompt: "Go." })).outcome;
   },
 });
-"#,
+"#
+            .replace("HANDLER", handler),
         );
     // Without the stop, the spin holds JS until this deadline ends the run as timed-out.
     let ran = project.awf(&["run", "wf.ts", "--timeout", "30s"]).run();

@@ -57,9 +57,21 @@ pub fn context_resume<'js>(
     args: &[Value<'js>],
 ) -> rquickjs::Result<Value<'js>> {
     let context = arg(ctx, args, 0);
+    // The engine's `CallStop` must know whose code runs, to stop a handler that spins past its
+    // call's time after an `await`: a context with a call (`{ call: { id } }`) names it.
+    match call_of(&context) {
+        Some(call) => state.call_stop.enter(&call),
+        None => state.call_stop.leave(),
+    }
     let saved = (!context.is_undefined()).then(|| Persistent::save(ctx, context));
     *state.async_context.0.borrow_mut() = saved;
     Ok(arg(ctx, args, 1))
+}
+
+/// The id of the tool call a context belongs to, if it names one.
+fn call_of(context: &Value<'_>) -> Option<String> {
+    let call: Value = context.as_object()?.get("call").ok()?;
+    call.as_object()?.get::<_, String>("id").ok()
 }
 
 #[cfg(test)]

@@ -2,7 +2,9 @@
 //!
 //! A handler stuck in synchronous code (`while (true) {}`) holds the JS thread, so its call's
 //! budget running out cannot reach it through the event loop. The host marks whose code it is
-//! running while it runs a request on behalf of a call (`enter`/`leave`); a task whose call's
+//! running (`enter`/`leave`): while it runs a request on behalf of a call, and whenever the
+//! async context (async_context.rs) resumes code that belongs to a call, after an `await` in
+//! its handler too; a task whose call's
 //! time is up asks `stop`; QuickJS's interrupt handler, which it polls while JS runs, then
 //! throws out of that code only while the code is that call's. The run goes on; the call's
 //! reply is the interrupt, and `was_stopped` tells the task that is why.

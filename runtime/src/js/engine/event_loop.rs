@@ -55,7 +55,7 @@ impl JsHost {
             let due = self.state.timers.borrow_mut().pop_due(Instant::now());
             if let Some(id) = due {
                 self.fire_timer(id);
-                self.state.async_context.clear();
+                self.state.clear_async_context();
                 continue;
             }
             match self.events.try_recv() {
@@ -93,7 +93,7 @@ impl JsHost {
         loop {
             let ran = self.runtime.runtime.execute_pending_job();
             // A continuation that was not rewritten must not see the context of the last one.
-            self.state.async_context.clear();
+            self.state.clear_async_context();
             match ran {
                 Ok(true) => continue,
                 Ok(false) => return None,
@@ -175,12 +175,9 @@ impl JsHost {
                     self.state.call_stop.enter(call);
                 }
                 self.deliver_request(&kind, &payload, reply);
-                if call.is_some() {
-                    self.state.call_stop.leave();
-                }
             }
         }
-        self.state.async_context.clear();
+        self.state.clear_async_context();
     }
 
     fn complete_op(&self, id: u64, result: OpResult) {

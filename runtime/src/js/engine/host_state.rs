@@ -17,8 +17,8 @@ use std::sync::Arc;
 use rquickjs::{Ctx, Function, JsLifetime, Persistent};
 use tokio::sync::mpsc;
 
-use super::call_stop::CallStop;
 use super::async_context::AsyncContext;
+use super::call_stop::CallStop;
 use super::callbacks::Callbacks;
 use super::host_event::HostEvent;
 use super::output::ConsoleTarget;
@@ -152,6 +152,13 @@ impl HostState {
 
     pub(super) fn interrupted(&self) -> bool {
         self.interrupt.load(Ordering::SeqCst)
+    }
+
+    /// No async context from now on, and no tool call's code running (after each job and
+    /// callback the event loop runs).
+    pub(super) fn clear_async_context(&self) {
+        self.async_context.clear();
+        self.call_stop.leave();
     }
 
     pub fn requester(&self) -> JsRequester {
