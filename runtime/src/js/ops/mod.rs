@@ -16,4 +16,5 @@ pub const OPS: OpGroup = &[
     workflow::agents::OPS,
     workflow::stages::OPS,
     test::file_runner::OPS,
+    test::snapshot::OPS,
 ];
