@@ -208,16 +208,18 @@ const counts = { inTest: 0, total: 0, wanted: undefined as number | undefined, w
 
 function asymmetricMatchers(inverse: boolean): InverseAsymmetricMatchers {
   return {
-    stringContaining: (substring) => new StringContaining(requireType(substring, "string", "expect.stringContaining"), inverse),
+    stringContaining: (substring) => new StringContaining(requireString(substring, "expect.stringContaining"), inverse),
     stringMatching: (pattern) => new StringMatching(requireStringOrRegExp(pattern), inverse),
     objectContaining: (properties) => new ObjectContaining(requireObject(properties), inverse),
     arrayContaining: (items) => new ArrayContaining(requireArray(items), inverse),
   };
 }
 
-function requireType(value: unknown, type: "string", caller: string): string {
-  if (typeof value !== type) throw new TypeError(`${caller}() expects a ${type}, got ${format(value)}`);
-  return value as string;
+/** A string, or a `String` object (bun takes both). */
+function requireString(value: unknown, caller: string): string {
+  if (value instanceof String) return String(value);
+  if (typeof value !== "string") throw new TypeError(`${caller}() expects a string, got ${format(value)}`);
+  return value;
 }
 
 function requireStringOrRegExp(value: unknown): string | RegExp {

@@ -224,8 +224,15 @@ function unsupportedModuleMock(specifier: unknown): never {
   );
 }
 
-/** `mock`, with `mock.restore()` and `mock.module` (not supported: it throws, saying so). */
-export const mock = Object.assign((implementation?: Implementation) => createMock(implementation), {
+/** `mock(fn?)`; as in bun, `mock(value)` with a value that is not a function is a mock returning that value. */
+function mockOf(implementation?: Implementation | unknown): Mock {
+  if (implementation === undefined || typeof implementation === "function") return createMock(implementation as Implementation | undefined);
+  const value = implementation;
+  return createMock(() => value);
+}
+
+/** `mock`, with `mock.restore()` and `mock.module` (not supported: it throws, saying so). `jest.fn` and `vi.fn` are this same function, as in bun. */
+export const mock = Object.assign(mockOf, {
   restore: restoreAllMocks,
   clearAllMocks,
   module: unsupportedModuleMock,
