@@ -17,4 +17,5 @@ pub const OPS: OpGroup = &[
     workflow::stages::OPS,
     test::file_runner::OPS,
     test::snapshot::OPS,
+    test::module_mock::OPS,
 ];
