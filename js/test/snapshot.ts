@@ -100,8 +100,9 @@ export function matchThrownSnapshot(received: unknown, flags: Flags, hint: unkno
     }
   }
   if (thrown === undefined) return { pass: false, details: () => "Received function did not throw" };
+  // bun snapshots an Error's message, and `undefined` for anything else thrown or an empty message.
   const error = thrown.value;
-  const message = isObject(error) && error instanceof Error ? error.message : undefined;
+  const message = error instanceof Error && error.message ? error.message : undefined;
   return check(message, hint ?? "");
 }
 
