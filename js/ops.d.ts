@@ -112,4 +112,14 @@ declare module "awf:ops" {
   // test/file_runner
   /** `awf test`: one result of the running test file as JSON (runtime/src/testing/event.rs `FileReport`). */
   export function test_event(json: string): void;
+
+  // test/snapshot
+  /** `awf test`: the test file's `__snapshots__/<file>.snap`; `text` is null when there is none yet. */
+  export function test_snapshot_read(testFile: string): { path: string; text: string | null };
+  /** `awf test`: writes the test file's snapshot file whole, atomically (making `__snapshots__`). */
+  export function test_snapshot_write(testFile: string, text: string): void;
+
+  // test/mock (mock.module)
+  /** Replaces the module `specifier` names (imported from the file `from`) for later imports, by a stand-in exporting `keys`; gives its id. */
+  export function test_mock_module(specifier: string, from: string, keys: string[]): number;
 }

@@ -3,8 +3,8 @@
 // Covers what js/test/ implements: test/it and describe with their modifiers, the hooks,
 // expect with its matchers (the jest-extended set and the mock matchers too), expect.extend,
 // mock/spyOn/jest, and fake timers. Names and shapes follow bun's own typings, so a test file
-// written for `bun test` type-checks unchanged. Snapshot matchers and `mock.module` are not
-// provided.
+// written for `bun test` type-checks unchanged. Snapshot matchers (`toMatchSnapshot`,
+// `toThrowErrorMatchingSnapshot`) and `mock.module` are here; inline snapshots are not.
 
 declare module "bun:test" {
   export type DoneCallback = (error?: unknown) => void;
@@ -145,6 +145,16 @@ declare module "bun:test" {
      */
     toThrow(expected?: string | RegExp | Error | Function | object): R;
     toThrowError(expected?: string | RegExp | Error | Function | object): R;
+    /**
+     * Compares with the test's snapshot in `__snapshots__/<file>.snap` (named after the test,
+     * then `: hint`, then its number), or writes it the first time; `awf test -u` rewrites it.
+     * Property matchers (`{ id: expect.any(Number) }`) must match first and are what the
+     * snapshot shows for those properties.
+     */
+    toMatchSnapshot(hint?: string): R;
+    toMatchSnapshot(propertyMatchers: object, hint?: string): R;
+    /** The message of what the function throws (or the promise rejects with), as a snapshot. */
+    toThrowErrorMatchingSnapshot(hint?: string): R;
 
     // Mock matchers: received must be a `mock()`, `jest.fn()` or `spyOn()` function.
     toHaveBeenCalled(): R;
@@ -281,14 +291,19 @@ declare module "bun:test" {
     mockRestore(): this;
   }
 
-  /** `mock(fn?)`: a mock function that calls `fn`, if given. */
+  /** `mock(fn?)`: a mock function that calls `fn`, if given; `mock(value)` returns `value`. `jest.fn` and `vi.fn` are this function. */
   export const mock: {
     <T extends (...args: any[]) => any>(fn?: T): Mock<T>;
+    <V>(value: V): Mock<() => V>;
     /** Every spy gets its original back. */
     restore(): void;
     clearAllMocks(): void;
-    /** Not supported by awf: it throws, saying so. */
-    module(specifier: string, factory: () => unknown): never;
+    /**
+     * Replaces the module for the imports that follow (a dynamic `import()`, or a file first
+     * loaded after this call): they get the factory's object as the module's exports. Modules
+     * that imported it before keep the original. The factory must return the object, not a promise.
+     */
+    module(specifier: string, factory: () => object): void;
   };
 
   /** Replaces `object[key]` with a mock that calls the original; `mockRestore()` puts it back. */

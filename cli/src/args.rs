@@ -274,6 +274,11 @@ pub struct TestArgs {
     /// How many files run at once [default: the number of cores]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: Option<u16>,
+
+    /// Rewrite the snapshot files (__snapshots__/*.snap) from what the tests give now, dropping
+    /// obsolete snapshots; also writes new ones in CI
+    #[arg(short = 'u', long)]
+    pub update_snapshots: bool,
 }
 
 /// Report formats beside the text on stdout.

@@ -151,7 +151,7 @@ class Printer {
 
   private printContainer(value: object, level: number): string {
     if (Array.isArray(value)) {
-      const items = value.map((item) => this.print(item, level + 1, true));
+      const items = this.arrayItems(value, level);
       const extra = this.propertyEntries(value, level, (key) => !isIndex(key));
       return this.wrap("", "[", [...items, ...extra], "]", level);
     }
@@ -170,6 +170,26 @@ class Printer {
     const name = constructorName(value);
     const label = name === "Object" ? "" : `${name ?? "[Object: null prototype]"} `;
     return this.wrap(label, "{", this.propertyEntries(value, level, () => true), "}", level);
+  }
+
+  /** Items of an array, with each run of holes shown as Node does (`<2 empty items>`). */
+  private arrayItems(array: readonly unknown[], level: number): string[] {
+    const items: string[] = [];
+    let holes = 0;
+    const flush = (): void => {
+      if (holes > 0) items.push(`<${holes} empty item${holes === 1 ? "" : "s"}>`);
+      holes = 0;
+    };
+    for (let index = 0; index < array.length; index++) {
+      if (!Object.prototype.hasOwnProperty.call(array, index)) {
+        holes++;
+        continue;
+      }
+      flush();
+      items.push(this.print(array[index], level + 1, true));
+    }
+    flush();
+    return items;
   }
 
   private propertyEntries(value: object, level: number, keep: (key: string) => boolean): string[] {

@@ -159,6 +159,10 @@ const root = newSuite("", undefined, "run", undefined, []);
 let current: Suite = root;
 /** loading: the file's module evaluates; collecting: describe bodies run; running: tests run. */
 let phase: "loading" | "collecting" | "running" = "loading";
+/** The test between its start and its result (its hooks included); snapshots are named after it. */
+let runningTest: TestCase | undefined;
+/** The tests that ran and passed: a snapshot such a test did not check is obsolete. */
+const passedTests = new Set<TestCase>();
 
 function newSuite(name: string, parent: Suite | undefined, mark: Mark, body: TestBody | undefined, args: readonly unknown[]): Suite {
   const hooks = { beforeAll: [], afterAll: [], beforeEach: [], afterEach: [] };
@@ -416,6 +420,29 @@ function pathOf(test: TestCase): string[] {
   return names;
 }
 
+/** A test's snapshot name: its describes' names and its own, joined by spaces, as bun names snapshots. */
+function snapshotNameOf(test: TestCase): string {
+  return [...pathOf(test), test.name].join(" ");
+}
+
+/** The snapshot name of the test running now (its hooks included); undefined between tests. */
+export function runningTestName(): string | undefined {
+  return runningTest && snapshotNameOf(runningTest);
+}
+
+/** Every test the file registered, by snapshot name, and whether it ran and passed. */
+export function registeredTests(): { name: string; passed: boolean }[] {
+  const tests: { name: string; passed: boolean }[] = [];
+  const visit = (suite: Suite): void => {
+    for (const child of suite.children) {
+      if (child.kind === "suite") visit(child);
+      else tests.push({ name: snapshotNameOf(child), passed: passedTests.has(child) });
+    }
+  };
+  visit(root);
+  return tests;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Running.
 
@@ -537,6 +564,7 @@ class Run {
     if (this.announceSkipped(test)) return;
     const info = infoOf(test);
     this.events.start(info);
+    runningTest = test;
     const startedAt = performance.now();
     beginTestAssertions();
     let failure = setupFailure;
@@ -546,6 +574,8 @@ class Run {
       failure = failure ?? afterFailure;
     }
     const durationMs = performance.now() - startedAt;
+    runningTest = undefined;
+    if (!failure) passedTests.add(test);
     if (failure) {
       this.failed++;
       this.events.fail(info, durationMs, failureOf(failure.thrown));

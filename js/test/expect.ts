@@ -19,6 +19,7 @@ import { isObject } from "./expect/equality.ts";
 import { format } from "./expect/format.ts";
 import { CustomAsymmetric, type CustomMatcher, matcherContext, requireMatchers, settledVerdict, verdictOf } from "./expect/extend.ts";
 import { MATCHER_TABLE, type TableMatchers } from "./expect/matcher_table.ts";
+import type { SnapshotCounts, SnapshotSettings } from "./snapshot.ts";
 import { AssertionError, type Flags, type Judge, judgeCloseTo, judgeContain, judgeEquality, judgeIdentity, judgeInstance, judgeLength, judgeMatch, judgeMatchObject, judgeOrder, judgeProperty, judgeState, judgeThrow, judgeThrown, settleLater, settleNow } from "./expect/matchers.ts";
 
 export { AsymmetricMatcher } from "./expect/asymmetric_matcher.ts";
@@ -128,6 +129,15 @@ export class Expectation<R extends void | Promise<void>> {
     return this.throwing("toThrowError", expected);
   }
 
+  /** Compares with the test's snapshot in `__snapshots__/<file>.snap`, or writes it the first time (snapshot.ts). */
+  toMatchSnapshot(...args: [] | [hint: string] | [propertyMatchers: object, hint?: string]): R {
+    return this.check("toMatchSnapshot", "expected", (received, flags) => snapshots().matchSnapshot(received, flags, args));
+  }
+  /** The message of what the function throws (or the promise rejects with), as a snapshot. */
+  toThrowErrorMatchingSnapshot(hint?: string): R {
+    return this.check("toThrowErrorMatchingSnapshot", "", (received, flags) => snapshots().matchThrownSnapshot(received, flags, hint));
+  }
+
   private throwing(matcher: string, expected: [] | [unknown]): R {
     const wanted = expected.length > 0 && expected[0] !== undefined ? { value: expected[0] } : undefined;
     const signature = wanted ? "expected" : "";
@@ -198,16 +208,18 @@ const counts = { inTest: 0, total: 0, wanted: undefined as number | undefined, w
 
 function asymmetricMatchers(inverse: boolean): InverseAsymmetricMatchers {
   return {
-    stringContaining: (substring) => new StringContaining(requireType(substring, "string", "expect.stringContaining"), inverse),
+    stringContaining: (substring) => new StringContaining(requireString(substring, "expect.stringContaining"), inverse),
     stringMatching: (pattern) => new StringMatching(requireStringOrRegExp(pattern), inverse),
     objectContaining: (properties) => new ObjectContaining(requireObject(properties), inverse),
     arrayContaining: (items) => new ArrayContaining(requireArray(items), inverse),
   };
 }
 
-function requireType(value: unknown, type: "string", caller: string): string {
-  if (typeof value !== type) throw new TypeError(`${caller}() expects a ${type}, got ${format(value)}`);
-  return value as string;
+/** A string, or a `String` object (bun takes both). */
+function requireString(value: unknown, caller: string): string {
+  if (value instanceof String) return String(value);
+  if (typeof value !== "string") throw new TypeError(`${caller}() expects a string, got ${format(value)}`);
+  return value;
 }
 
 function requireStringOrRegExp(value: unknown): string | RegExp {
@@ -284,6 +296,36 @@ export const expect: Expect = Object.assign(expectValue, {
     throw new AssertionError({ matcher: "unreachable", pass: false, headline: message ?? "reached unreachable code", details: "", received: undefined });
   },
 });
+
+/** The snapshot matchers: js/test/snapshot.ts, loaded by the first file that uses one. */
+interface SnapshotMatchers {
+  init(settings: SnapshotSettings): void;
+  matchSnapshot(received: unknown, flags: Flags, args: readonly unknown[]): ReturnType<Judge>;
+  matchThrownSnapshot(received: unknown, flags: Flags, hint: unknown): ReturnType<Judge>;
+  finish(): SnapshotCounts | undefined;
+}
+
+const snapshotState: { load?: () => object; settings?: SnapshotSettings; loaded?: SnapshotMatchers } = {};
+
+/** The file runner says how to load the snapshot module and for which file; nothing loads until a snapshot matcher runs. */
+export function configureSnapshots(load: () => object, settings: SnapshotSettings): void {
+  snapshotState.load = load;
+  snapshotState.settings = settings;
+}
+
+function snapshots(): SnapshotMatchers {
+  if (snapshotState.loaded) return snapshotState.loaded;
+  if (!snapshotState.load || !snapshotState.settings) throw new TypeError("snapshot matchers work only in test files `awf test` runs");
+  const loaded = snapshotState.load() as SnapshotMatchers;
+  loaded.init(snapshotState.settings);
+  snapshotState.loaded = loaded;
+  return loaded;
+}
+
+/** Writes the file's snapshots once its tests are done; the counts, or undefined when it used none. */
+export function finishSnapshots(): SnapshotCounts | undefined {
+  return snapshotState.loaded?.finish();
+}
 
 /** The runner calls this as each test starts: `expect.assertions` and the per-test count start over. */
 export function beginTestAssertions(): void {

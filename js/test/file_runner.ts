@@ -7,6 +7,7 @@ import * as ops from "awf:ops";
 import { errorInfo } from "../core.ts";
 import * as bunTest from "./bun_test.ts";
 import { runRegisteredTests, type TestEvents } from "./bun_test.ts";
+import { configureSnapshots, finishSnapshots } from "./expect.ts";
 
 export interface FileOptions {
   /** Absolute path of the test file. */
@@ -15,11 +16,16 @@ export interface FileOptions {
   readonly namePattern?: string;
   /** Time limit of a test or hook that sets none, in ms. */
   readonly timeoutMs: number;
+  /** `--update-snapshots`. */
+  readonly updateSnapshots?: boolean;
+  /** A CI run: missing snapshots fail instead of being written. */
+  readonly ci?: boolean;
 }
 
-/** One report to the host, as JSON text. */
+/** One report to the host, as JSON text. A lone surrogate (in a failure's text, say) becomes U+FFFD: the host reads UTF-8. */
 function report(event: { kind: string; [field: string]: unknown }): void {
-  ops.test_event(JSON.stringify(event));
+  const json = JSON.stringify(event);
+  ops.test_event(/\\u[dD][89a-fA-F]/.test(json) ? JSON.stringify(event, (_key, value: unknown) => (typeof value === "string" ? value.toWellFormed() : value)) : json);
 }
 
 const events: TestEvents = {
@@ -34,8 +40,9 @@ const events: TestEvents = {
 /** What bun puts in a test file's global scope (not `mock` or `spyOn`), so files that import nothing run too. */
 const IMPLICIT_GLOBALS = ["test", "it", "describe", "expect", "beforeAll", "afterAll", "beforeEach", "afterEach", "jest"] as const;
 
-export async function runTestFile({ file, namePattern, timeoutMs }: FileOptions): Promise<void> {
+export async function runTestFile({ file, namePattern, timeoutMs, updateSnapshots, ci }: FileOptions): Promise<void> {
   for (const name of IMPLICIT_GLOBALS) Object.defineProperty(globalThis, name, { value: bunTest[name], writable: true, configurable: true });
+  configureSnapshots(() => ops.builtin_namespace("awf:test/snapshot"), { file, update: updateSnapshots === true, ci: ci === true });
   try {
     await import(file);
   } catch (error) {
@@ -43,7 +50,13 @@ export async function runTestFile({ file, namePattern, timeoutMs }: FileOptions)
     return;
   }
   const summary = await runRegisteredTests({ events, namePattern, timeoutMs });
-  report({ kind: "end", expectCalls: summary.expectCalls, filtered: summary.filtered });
+  let snapshots: ReturnType<typeof finishSnapshots>;
+  try {
+    snapshots = finishSnapshots();
+  } catch (error) {
+    report({ kind: "error", where: "writing the snapshots", failure: errorInfo(error) });
+  }
+  report({ kind: "end", expectCalls: summary.expectCalls, filtered: summary.filtered, ...(snapshots ? { snapshots } : {}) });
 }
 
 /** Why `pattern` is not a regular expression, or null when it is one. */

@@ -2,13 +2,13 @@
 // and the file's default time limit, under jest's names.
 
 import * as fakeTimers from "./fake_timers.ts";
-import { clearAllMocks, createMock, isMock, mock, resetAllMocks, restoreAllMocks, spyOn } from "./mock.ts";
+import { clearAllMocks, isMock, mock, resetAllMocks, restoreAllMocks, spyOn } from "./mock.ts";
 
 /** `jest.setTimeout(ms)`: the file's own default time limit, over the command line's; the runner reads it. */
 export const defaults: { timeoutMs: number | undefined } = { timeoutMs: undefined };
 
 export const jest = {
-  fn: createMock,
+  fn: mock,
   spyOn,
   isMockFunction: isMock,
   clearAllMocks,

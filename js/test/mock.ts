@@ -5,8 +5,11 @@
 // A mock is a plain function (so `new` works on it) that records each call in `.mock`
 // (`calls`, `results`, `instances`, `contexts`, `lastCall`, `invocationCallOrder`) and answers
 // with, in order: a queued `...Once` implementation, the lasting implementation, or undefined.
-// The mock matchers (expect/mock_matchers.ts) read `.mock`. `mock.module()` is not provided:
-// awf's module loader cannot swap a module for a factory's (docs/testing.md says so).
+// The mock matchers (expect/mock_matchers.ts) read `.mock`. `mock.module()` registers a
+// stand-in for a module's later imports (the loader's side is runtime/src/js/module_mocks.rs).
+
+import * as ops from "awf:ops";
+import { frameFile, stackFrames } from "./expect/stack.ts";
 
 export type MockResult = { type: "return"; value: unknown } | { type: "throw"; value: unknown } | { type: "incomplete"; value: undefined };
 
@@ -218,15 +221,47 @@ export function resetAllMocks(): void {
   for (const mock of registry.mocks) mock.mockReset();
 }
 
-function unsupportedModuleMock(specifier: unknown): never {
-  throw new Error(
-    `mock.module(${JSON.stringify(String(specifier))}) is not supported by awf test: awf cannot replace a module for the files that import it\nhint: pass the dependency in (a parameter or an object you can spyOn), or spyOn the imported module's object`,
-  );
+/** The factories' objects by id, read by the stand-in modules the loader makes (runtime/src/js/module_mocks.rs). */
+function mockedModules(): Map<number, object> {
+  const key = Symbol.for("awf:mocked-modules");
+  const holder = globalThis as unknown as Record<symbol, Map<number, object> | undefined>;
+  return (holder[key] ??= new Map());
 }
 
-/** `mock`, with `mock.restore()` and `mock.module` (not supported: it throws, saying so). */
-export const mock = Object.assign((implementation?: Implementation) => createMock(implementation), {
+/**
+ * `mock.module(specifier, factory)` (also `jest.mock`): every import of that module from then on
+ * (a dynamic `import()`, or a file first loaded after this call) gets the factory's object as
+ * its exports. A module already imported keeps the bindings it was linked to, unlike bun, which
+ * patches them in place: mock first, then import what uses the module.
+ */
+function moduleMock(specifier: unknown, factory: unknown): void {
+  if (typeof specifier !== "string") throw new TypeError(`mock.module() expects the module's name as a string, got ${typeof specifier}`);
+  if (typeof factory !== "function") {
+    throw new TypeError(`mock.module(${JSON.stringify(specifier)}, factory): factory must be a function returning the module's exports, got ${typeof factory}`);
+  }
+  const frame = stackFrames(new Error().stack)[1];
+  const from = (frame === undefined ? undefined : frameFile(frame)) ?? "";
+  const exports: unknown = (factory as () => unknown)();
+  if ((typeof exports === "object" || typeof exports === "function") && exports !== null && typeof Reflect.get(exports, "then") === "function") {
+    throw new TypeError(`mock.module(${JSON.stringify(specifier)}, factory): awf takes a factory that returns the exports object itself, not a promise\nhint: drop the async, or build the object before calling mock.module`);
+  }
+  if ((typeof exports !== "object" && typeof exports !== "function") || exports === null) {
+    throw new TypeError(`mock.module(${JSON.stringify(specifier)}, factory): factory must return an object of exports, got ${exports === null ? "null" : typeof exports}`);
+  }
+  const id = ops.test_mock_module(specifier, from, Object.keys(exports));
+  mockedModules().set(id, exports);
+}
+
+/** `mock(fn?)`; as in bun, `mock(value)` with a value that is not a function is a mock returning that value. */
+function mockOf(implementation?: Implementation | unknown): Mock {
+  if (implementation === undefined || typeof implementation === "function") return createMock(implementation as Implementation | undefined);
+  const value = implementation;
+  return createMock(() => value);
+}
+
+/** `mock`, with `mock.restore()` and `mock.module`. `jest.fn` and `vi.fn` are this same function, as in bun. */
+export const mock = Object.assign(mockOf, {
   restore: restoreAllMocks,
   clearAllMocks,
-  module: unsupportedModuleMock,
+  module: moduleMock,
 });

@@ -429,23 +429,31 @@ test("e", () => {});
     assert_eq!(last_line(&ran.stdout), "2 passed, 3 failed");
 }
 
-/// A test that fakes timers still has its time limit (the runner keeps real timers), and
-/// `mock.module`, which awf cannot do, fails saying so and what to do instead.
+/// A test that fakes timers still has its time limit (the runner keeps real timers), and a
+/// `mock.module` factory that returns a promise (bun awaits it; awf does not) fails saying so
+/// and what to do instead, while the file's other tests run.
 #[test]
-fn fake_timers_keep_time_limits_and_mock_module_says_it_is_unsupported() {
-    let project = project(&[(
-        "fakes.test.ts",
-        r#"import { jest, mock, test } from "bun:test";
+fn fake_timers_keep_time_limits_and_an_async_module_factory_says_what_to_do() {
+    let project = project(&[
+        ("dep.ts", "export const answer = 42;\n"),
+        (
+            "fakes.test.ts",
+            r#"import { expect, jest, mock, test } from "bun:test";
 test("hangs under fake timers", async () => {
   jest.useFakeTimers();
   await new Promise((resolve) => setTimeout(resolve, 10));
 }, 50);
 test("mocks a module", () => {
-  mock.module("./dep.ts", () => ({}));
+  mock.module("./dep.ts", async () => ({ answer: 1 }));
 });
-test("still runs", () => {});
+test("still runs", async () => {
+  jest.useRealTimers();
+  mock.module("./dep.ts", () => ({ answer: 1 }));
+  expect((await import("./dep.ts")).answer).toBe(1);
+});
 "#,
-    )]);
+        ),
+    ]);
     let ran = awf_test_exits(&project, &[], 1);
     assert_has(
         &ran.stdout,
@@ -453,12 +461,79 @@ test("still runs", () => {});
     );
     assert_has(
         &ran.stdout,
-        "error: mock.module(\"./dep.ts\") is not supported by awf test",
+        "TypeError: mock.module(\"./dep.ts\", factory): awf takes a factory that returns the exports object itself, not a promise\nhint: drop the async",
     );
     assert_has(
         &ran.stdout,
         "✗ mocks a module [TIME]\n✓ still runs [TIME]\n",
     );
+}
+
+/// Snapshots: written on the first run (`+N added`), matched on the next (folded into the
+/// expect() line, as bun prints it), a change fails with its diff, `-u` rewrites it and drops
+/// what no test checks any more, and in CI a missing snapshot fails instead of being written.
+#[test]
+fn snapshots_are_written_matched_updated_and_refused_in_ci() {
+    let test_file = |value: &str, extra: bool| {
+        format!(
+            "import {{ expect, test }} from \"bun:test\";\ntest(\"a\", () => {{ expect({{ v: {value} }}).toMatchSnapshot(); }});\n{}",
+            if extra { "test(\"b\", () => { expect(\"b\").toMatchSnapshot(); });\n" } else { "" }
+        )
+    };
+    let project = project(&[("s.test.ts", &test_file("1", true))]);
+    let run = |args: &[&str], ci: &str, code: i32| {
+        let mut ran = project
+            .awf(&["test"])
+            .args(args)
+            .env("CI", ci)
+            .bound(TEST_BOUND)
+            .run();
+        assert_eq!(ran.code, Some(code), "awf test {args:?}: {ran:?}");
+        ran.stdout = without_times(&ran.stdout);
+        ran
+    };
+    let snap =
+        || std::fs::read_to_string(project.path().join("__snapshots__/s.test.ts.snap")).unwrap();
+
+    let first = run(&[], "false", 0);
+    assert_has(&first.stdout, "snapshots: +2 added\n 2 expect() calls\n");
+    assert_eq!(
+        snap(),
+        "// Bun Snapshot v1, https://bun.sh/docs/test/snapshots\n\nexports[`a 1`] = `\n{\n  \"v\": 1,\n}\n`;\n\nexports[`b 1`] = `\"b\"`;\n"
+    );
+    let again = run(&[], "false", 0);
+    assert_has(&again.stdout, "\n 2 snapshots, 2 expect() calls\n");
+
+    project.file("s.test.ts", &test_file("2", false));
+    let changed = run(&[], "false", 1);
+    assert_has(
+        &changed.stdout,
+        "error: expect(received).toMatchSnapshot(expected)\n",
+    );
+    assert_has(&changed.stdout, "-   \"v\": 1,\n+   \"v\": 2,\n");
+    assert_has(
+        &changed.stdout,
+        "snapshots: 1 failed, 1 obsolete (awf test -u removes them)\n",
+    );
+
+    let updated = run(&["-u"], "true", 0);
+    assert_has(
+        &updated.stdout,
+        "snapshots: 1 updated, 1 obsolete removed\n",
+    );
+    assert!(
+        snap().contains("\"v\": 2") && !snap().contains("`b 1`"),
+        "{}",
+        snap()
+    );
+
+    project.file("s.test.ts", &test_file("2", true));
+    let in_ci = run(&[], "true", 1);
+    assert_has(
+        &in_ci.stdout,
+        "Snapshot creation is disabled in CI environments unless --update-snapshots is used",
+    );
+    assert!(!snap().contains("`b 1`"), "CI wrote a snapshot: {}", snap());
 }
 
 #[test]

@@ -41,6 +41,8 @@ fn test(args: TestArgs, color: ColorChoice) -> Result<i32, Failure> {
         timeout,
         bail: args.bail,
         jobs,
+        update_snapshots: args.update_snapshots,
+        ci: awf_runtime::testing::running_in_ci(|name| std::env::var(name).ok()),
     };
     let test_run = TestRun::prepare(&args.paths, options, runtime.handle())
         .map_err(|e| Failure::of(e.into(), 2))?;

@@ -41,9 +41,11 @@ function eq(a: unknown, b: unknown, state: EqualityState): boolean {
   if (Object.is(a, b)) return true;
   if (!isObject(a) || !isObject(b)) return false;
 
-  // A cycle: equal when both sides loop back to the same depth.
-  const depth = state.receivedPath.lastIndexOf(a);
-  if (depth !== -1) return state.expectedPath[depth] === b;
+  // A cycle: equal when both sides loop back to the same depth (jest's check, from the innermost out).
+  for (let depth = state.receivedPath.length - 1; depth >= 0; depth--) {
+    if (state.receivedPath[depth] === a) return state.expectedPath[depth] === b;
+    if (state.expectedPath[depth] === b) return false;
+  }
 
   state.receivedPath.push(a);
   state.expectedPath.push(b);
@@ -87,7 +89,8 @@ function objectsEqual(a: object, b: object, state: EqualityState): boolean {
       if (!errorsAlike(a as Error, b as Error, state)) return false;
       break;
   }
-  if (Array.isArray(a) && Array.isArray(b) && !state.strict) return looseArraysEqual(a, b, state);
+  if (isUrl(a) && isUrl(b)) return a.href === b.href;
+  if (Array.isArray(a) && Array.isArray(b) && !state.strict) return looseArraysEqual(a, b, state) && symbolKeysEqual(a, b, state);
   if (Array.isArray(a) && Array.isArray(b) && a.length !== b.length) return false;
   return ownPropertiesEqual(a, b, state);
 }
@@ -99,13 +102,35 @@ function errorsAlike(a: Error, b: Error, state: EqualityState): boolean {
   return eq(a.cause, b.cause, state);
 }
 
-/** bun's toEqual on arrays: item by item up to the longer length, so a missing item equals `undefined`. */
+/**
+ * bun's toEqual on arrays: item by item up to the longer length, so a missing item (or a hole)
+ * equals `undefined`; an item that is not a plain enumerable value (an accessor, a hidden one)
+ * counts as missing, as bun reads them.
+ */
 function looseArraysEqual(a: unknown[], b: unknown[], state: EqualityState): boolean {
   const length = Math.max(a.length, b.length);
   for (let index = 0; index < length; index++) {
-    if (!eq(a[index], b[index], state)) return false;
+    if (!eq(arrayItem(a, index), arrayItem(b, index), state)) return false;
   }
   return true;
+}
+
+function arrayItem(array: unknown[], index: number): unknown {
+  const descriptor = Object.getOwnPropertyDescriptor(array, index);
+  return descriptor && descriptor.enumerable && "value" in descriptor ? descriptor.value : undefined;
+}
+
+/** The symbol-keyed properties of two arrays, which bun's toEqual compares too. */
+function symbolKeysEqual(a: unknown[], b: unknown[], state: EqualityState): boolean {
+  const symbols = (array: unknown[]) => Object.getOwnPropertySymbols(array).filter((symbol) => Object.prototype.propertyIsEnumerable.call(array, symbol) && Reflect.get(array, symbol) !== undefined);
+  const aSymbols = symbols(a);
+  const bSymbols = symbols(b);
+  return aSymbols.length === bSymbols.length && aSymbols.every((symbol) => Object.prototype.hasOwnProperty.call(b, symbol) && eq(Reflect.get(a, symbol), Reflect.get(b, symbol), state));
+}
+
+/** A WHATWG URL (awf's own or one from elsewhere): equal URLs have the same href, as in bun. */
+function isUrl(value: object): value is { href: string } {
+  return constructorOf(value) !== Object && (constructorOf(value) as { name?: unknown } | undefined)?.name === "URL" && typeof Reflect.get(value, "href") === "string";
 }
 
 /** Own enumerable keys (strings and symbols); outside strict mode a key holding `undefined` is as good as absent. */

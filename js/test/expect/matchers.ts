@@ -179,7 +179,7 @@ export function judgeContain(received: unknown, item: unknown, byEquality: boole
 }
 
 export function judgeLength(received: unknown, length: unknown): Verdict {
-  const actual = received === null || received === undefined ? undefined : Reflect.get(Object(received) as object, "length");
+  const actual = lengthOf(received);
   if (typeof actual !== "number") {
     throw new MatcherUsageError(`Received value does not have a length property: ${format(received)}`);
   }
@@ -193,20 +193,59 @@ export function judgeLength(received: unknown, length: unknown): Verdict {
   };
 }
 
-/** `"a.b[1].c"` → `["a", "b", "1", "c"]`; an array path is taken as it is. */
-function propertyPath(path: unknown): string[] {
+/**
+ * A value's `length`; as in bun, what has none but a `size` (a Set, a Map, a Blob,
+ * URLSearchParams) has that, and Headers have their number of entries.
+ */
+function lengthOf(received: unknown): unknown {
+  if (received === null || received === undefined) return undefined;
+  const object = Object(received) as object;
+  const length: unknown = Reflect.get(object, "length");
+  if (typeof length === "number") return length;
+  const size: unknown = Reflect.get(object, "size");
+  if (typeof size === "number") return size;
+  if (constructorName(object) === "Headers" && typeof Reflect.get(object, "entries") === "function") {
+    return [...(object as { entries(): Iterable<unknown> }).entries()].length;
+  }
+  return length;
+}
+
+/**
+ * bun's reading of a string path: keys between runs of `[`, `]` and `.`; a `.` that starts or
+ * ends the path, or follows another `.`, stands for an empty key (`"a.b[1].c"` → `a, b, 1, c`;
+ * `"."` → two empty keys). A path with no key at all names nothing (undefined). An array path
+ * is taken as it is.
+ */
+function propertyPath(path: unknown): string[] | undefined {
   if (Array.isArray(path)) return path.map(String);
   if (typeof path !== "string") throw new MatcherUsageError(`Expected path must be a string or an array: ${format(path)}`);
   if (path === "") return [""];
-  const dotted = path.replace(/\[([^\]]*)\]/g, ".$1");
-  return (dotted.startsWith(".") ? dotted.slice(1) : dotted).split(".");
+  const separator = (char: string | undefined): boolean => char === "[" || char === "]" || char === ".";
+  const keys: string[] = path.startsWith(".") ? [""] : [];
+  let index = 0;
+  while (index < path.length) {
+    if (!separator(path[index])) {
+      const start = index;
+      while (index < path.length && !separator(path[index])) index++;
+      keys.push(path.slice(start, index));
+      continue;
+    }
+    let previous = path[index++];
+    while (index < path.length && separator(path[index])) {
+      if (previous === "." && path[index] === ".") keys.push("");
+      previous = path[index++];
+    }
+    if (index === path.length && previous === ".") keys.push("");
+  }
+  return keys.length > 0 ? keys : undefined;
 }
 
 export function judgeProperty(received: unknown, path: unknown, value: { expected: unknown } | undefined): Verdict {
   if (received === null || received === undefined) {
     throw new MatcherUsageError(`Received value must not be null nor undefined\n\nReceived: ${format(received)}`);
   }
-  const keys = propertyPath(path);
+  const parsed = propertyPath(path);
+  const keys = parsed ?? [];
   let current: unknown = received;
   let reached = 0;
   for (const key of keys) {
@@ -214,7 +253,7 @@ export function judgeProperty(received: unknown, path: unknown, value: { expecte
     current = Reflect.get(Object(current) as object, key);
     reached++;
   }
-  const found = reached === keys.length;
+  const found = parsed !== undefined && reached === keys.length;
   const shownPath = format(Array.isArray(path) ? keys : path);
   return {
     pass: found && (value === undefined || equals(current, value.expected)),

@@ -88,6 +88,9 @@ const SOURCES: &[(&str, &str)] = builtins![
     "test/file_runner",
     "test/jest",
     "test/mock",
+    "test/snapshot",
+    "test/snapshot/serialize",
+    "test/snapshot/snap_file",
 ];
 
 /// Names authors import, and the built-in each one is.

@@ -20,6 +20,7 @@ use rquickjs::{Ctx, Exception, Module, Object, Value};
 
 use super::builtins;
 use super::engine::HostState;
+use super::module_mocks::{ModuleMocks, MOCK_PREFIX};
 use super::transpile::{transpile, ImportSite, SourceKind};
 
 const EXTENSIONS: &[&str] = &["ts", "mts", "js", "mjs", "json"];
@@ -35,8 +36,24 @@ impl Resolver for AwfResolver {
         name: &str,
         _attributes: Option<ImportAttributes<'js>>,
     ) -> rquickjs::Result<String> {
-        resolve_name(&HostState::of(ctx).cwd(), base, name)
-            .ok_or_else(|| unresolved(ctx, base, name))
+        // A module a test replaced with `mock.module` is its stand-in for user files' imports;
+        // one that does not exist (a virtual module) is found by the name it was mocked under.
+        let mocks = base
+            .starts_with('/')
+            .then(|| HostState::of(ctx).get::<ModuleMocks>())
+            .flatten();
+        let cwd = HostState::of(ctx).cwd();
+        let Some(resolved) = resolve_name(&cwd, base, name) else {
+            let virtual_name = virtual_module_name(&cwd, base, name);
+            return match mocks.and_then(|mocks| mocks.replacement(&virtual_name)) {
+                Some(stand_in) => Ok(stand_in),
+                None => Err(unresolved(ctx, base, name)),
+            };
+        };
+        if let Some(stand_in) = mocks.and_then(|mocks| mocks.replacement(&resolved)) {
+            return Ok(stand_in);
+        }
+        Ok(resolved)
     }
 }
 
@@ -68,6 +85,35 @@ pub fn resolve_name(cwd: &Path, base: &str, name: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// What `import name` written in `base` resolves to, for `mock.module`: a public built-in, a
+/// file, or else (a module that does not exist, mocked into being) its virtual name.
+pub(crate) fn resolve_for_mock(cwd: &Path, base: &str, name: &str) -> String {
+    if let Some(canonical) = builtins::public(name) {
+        return canonical.to_string();
+    }
+    if is_path(name) {
+        if let Some(found) = resolve_file(cwd, base, name) {
+            return found.display().to_string();
+        }
+    }
+    virtual_module_name(cwd, base, name)
+}
+
+/// The name a module that does not exist goes by: a path made absolute against the importing
+/// file's folder, or a bare name as it is written.
+fn virtual_module_name(cwd: &Path, base: &str, name: &str) -> String {
+    if !is_path(name) {
+        return name.to_string();
+    }
+    let dir = match Path::new(base).parent() {
+        Some(dir) if base.starts_with('/') => dir.to_path_buf(),
+        _ => cwd.to_path_buf(),
+    };
+    crate::paths::normalize(&dir.join(name.strip_prefix("file://").unwrap_or(name)))
+        .display()
+        .to_string()
 }
 
 /// The error of an import that resolves to nothing, placed where it was written.
@@ -105,6 +151,13 @@ impl Loader for AwfLoader {
         let state = HostState::of(ctx);
         if let Some(module) = declare_builtin(ctx, &state, name) {
             return module;
+        }
+        if name.starts_with(MOCK_PREFIX) {
+            let source = state
+                .get::<ModuleMocks>()
+                .and_then(|mocks| mocks.source(name))
+                .ok_or_else(|| Exception::throw_internal(ctx, &format!("no module mock {name}")))?;
+            return Module::declare(ctx.clone(), name, source);
         }
         let source = std::fs::read_to_string(name)
             .map_err(|e| Exception::throw_message(ctx, &format!("cannot read {name}: {e}")))?;

@@ -21,6 +21,7 @@ mod engine;
 mod errors;
 mod host;
 mod loader;
+mod module_mocks;
 mod ops;
 mod source_map;
 mod transpile;

@@ -154,16 +154,48 @@ pub enum TestEvent {
         origin: String,
         failure: TestFailure,
     },
-    /// The file is done. `filtered`: tests `.only` or `-t` left out; `expect_calls` made.
+    /// The file is done. `filtered`: tests `.only` or `-t` left out; `expect_calls` made;
+    /// what its snapshot matchers found and wrote.
     FileEnd {
         file: usize,
         expect_calls: u64,
         filtered: u64,
+        snapshots: SnapshotCounts,
     },
     /// `--bail`: the run stopped early, after this many failures.
     Bailed { failures: usize },
     /// Last: the totals of the run.
     Finished { totals: Totals, elapsed: Duration },
+}
+
+/// What a file's snapshot matchers did (js/test/snapshot.ts counts it), and their sum over a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(default)]
+pub struct SnapshotCounts {
+    /// Snapshot matcher calls that reached the snapshot file.
+    pub total: u64,
+    pub passed: u64,
+    /// Written for the first time.
+    pub added: u64,
+    /// Rewritten by `--update-snapshots` because they differed.
+    pub updated: u64,
+    pub failed: u64,
+    /// In the file, but no test checks them any more.
+    pub obsolete: u64,
+    /// Obsolete ones `--update-snapshots` took out of the file.
+    pub removed: u64,
+}
+
+impl SnapshotCounts {
+    pub fn add(&mut self, other: &SnapshotCounts) {
+        self.total += other.total;
+        self.passed += other.passed;
+        self.added += other.added;
+        self.updated += other.updated;
+        self.failed += other.failed;
+        self.obsolete += other.obsolete;
+        self.removed += other.removed;
+    }
 }
 
 /// The counts of a run, added up from its events.
@@ -180,6 +212,7 @@ pub struct Totals {
     pub expect_calls: u64,
     /// Tests left out by `.only` or `-t`.
     pub filtered: u64,
+    pub snapshots: SnapshotCounts,
 }
 
 impl Totals {
@@ -195,11 +228,13 @@ impl Totals {
             TestEvent::FileEnd {
                 expect_calls,
                 filtered,
+                snapshots,
                 ..
             } => {
                 self.files += 1;
                 self.expect_calls += expect_calls;
                 self.filtered += filtered;
+                self.snapshots.add(snapshots);
             }
             _ => {}
         }
@@ -259,6 +294,8 @@ pub enum FileReport {
     End {
         expect_calls: u64,
         filtered: u64,
+        #[serde(default)]
+        snapshots: SnapshotCounts,
     },
 }
 
@@ -331,7 +368,8 @@ mod tests {
             FileReport::from_json_text(&end.to_string()).unwrap(),
             FileReport::End {
                 expect_calls: 3,
-                filtered: 1
+                filtered: 1,
+                snapshots: SnapshotCounts::default(),
             }
         );
         assert!(FileReport::from_json_text(r#"{ "kind": "nope" }"#).is_err());

@@ -27,8 +27,8 @@ use tokio::sync::watch;
 
 use super::bail::Bail;
 use super::event::{
-    millis, FileReport, FileReportSink, SourceLocation, TestEvent, TestFailure, TestFile, TestName,
-    TestOutcome,
+    millis, FileReport, FileReportSink, SnapshotCounts, SourceLocation, TestEvent, TestFailure,
+    TestFile, TestName, TestOutcome,
 };
 use crate::js::{CallEnd, ConsoleTarget, HostConfig, JsError, JsHost, JsRuntime, OutputSink};
 
@@ -44,6 +44,7 @@ pub(super) enum FileMessage {
     End {
         expect_calls: u64,
         filtered: u64,
+        snapshots: SnapshotCounts,
     },
     /// `--bail` stopped the run before this file started; nothing follows.
     NotRun,
@@ -54,6 +55,8 @@ pub(super) struct FileSettings {
     pub cwd: PathBuf,
     pub name_pattern: Option<String>,
     pub timeout: Duration,
+    pub update_snapshots: bool,
+    pub ci: bool,
     pub bail: Arc<Bail>,
 }
 
@@ -116,6 +119,8 @@ async fn drive(
         "file": file.path.display().to_string(),
         "namePattern": settings.name_pattern,
         "timeoutMs": settings.timeout.as_secs_f64() * 1000.0,
+        "updateSnapshots": settings.update_snapshots,
+        "ci": settings.ci,
     });
     let end = tokio::select! {
         end = host.call("awf:test/file_runner", "runTestFile", args) => Some(Ended::Call(end)),
@@ -167,8 +172,8 @@ struct Recorder {
     running: RefCell<Option<(TestName, Instant)>>,
     /// The first error nobody caught while `running` ran: the test fails with it.
     caught: RefCell<Option<TestFailure>>,
-    /// `expect()` calls and filtered tests, from the `end` report.
-    counts: Cell<(u64, u64)>,
+    /// `expect()` calls, filtered tests and snapshot counts, from the `end` report.
+    counts: Cell<(u64, u64, SnapshotCounts)>,
 }
 
 impl Recorder {
@@ -181,7 +186,7 @@ impl Recorder {
             interrupt: RefCell::default(),
             running: RefCell::default(),
             caught: RefCell::default(),
-            counts: Cell::new((0, 0)),
+            counts: Cell::new((0, 0, SnapshotCounts::default())),
         }
     }
 
@@ -244,7 +249,8 @@ impl Recorder {
             FileReport::End {
                 expect_calls,
                 filtered,
-            } => self.counts.set((expect_calls, filtered)),
+                snapshots,
+            } => self.counts.set((expect_calls, filtered, snapshots)),
         }
     }
 
@@ -320,10 +326,11 @@ impl Recorder {
     }
 
     fn finish(&self) {
-        let (expect_calls, filtered) = self.counts.get();
+        let (expect_calls, filtered, snapshots) = self.counts.get();
         self.pending.borrow_mut().push(FileMessage::End {
             expect_calls,
             filtered,
+            snapshots,
         });
         self.flush();
     }

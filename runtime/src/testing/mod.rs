@@ -17,6 +17,7 @@ pub mod discover;
 pub mod event;
 mod file;
 pub mod report;
+pub mod snapshot_file;
 
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
@@ -84,6 +85,38 @@ pub struct TestOptions {
     pub bail: Option<usize>,
     /// Files that run at once.
     pub jobs: usize,
+    /// `--update-snapshots`: rewrite the snapshot files from what the tests give.
+    pub update_snapshots: bool,
+    /// A CI run (`running_in_ci`): a missing snapshot fails instead of being written, as in bun.
+    pub ci: bool,
+}
+
+/// CI variables whose presence means a CI run when `CI` itself is not set (a few of the ones bun
+/// recognises).
+const CI_VARIABLES: &[&str] = &[
+    "GITHUB_ACTIONS",
+    "GITLAB_CI",
+    "BUILDKITE",
+    "CIRCLECI",
+    "TRAVIS",
+    "JENKINS_URL",
+    "TEAMCITY_VERSION",
+    "TF_BUILD",
+    "CODEBUILD_BUILD_ID",
+    "BITBUCKET_BUILD_NUMBER",
+    "DRONE",
+    "APPVEYOR",
+];
+
+/// Whether the environment is a CI run, as bun decides for snapshots: `CI` set to anything but
+/// `false`, `0` or nothing; when `CI` is not set, one of the CI services' own variables.
+pub fn running_in_ci(var: impl Fn(&str) -> Option<String>) -> bool {
+    match var("CI") {
+        Some(value) => !matches!(value.trim(), "" | "0" | "false"),
+        None => CI_VARIABLES
+            .iter()
+            .any(|name| var(name).is_some_and(|value| !value.is_empty())),
+    }
 }
 
 /// The files of a run and how to run them, checked.
@@ -151,6 +184,8 @@ fn run_files(
         cwd: options.cwd.clone(),
         name_pattern: options.name_pattern.clone(),
         timeout: options.timeout,
+        update_snapshots: options.update_snapshots,
+        ci: options.ci,
         bail: Arc::new(Bail {
             limit: options.bail,
             failures: AtomicUsize::new(0),
@@ -231,12 +266,14 @@ impl Sequencer {
                     FileMessage::End {
                         expect_calls,
                         filtered,
+                        snapshots,
                     } => {
                         self.start(file, emit);
                         emit(TestEvent::FileEnd {
                             file,
                             expect_calls,
                             filtered,
+                            snapshots,
                         });
                         done = true;
                     }
@@ -301,6 +338,7 @@ mod tests {
         FileMessage::End {
             expect_calls: 0,
             filtered: 0,
+            snapshots: Default::default(),
         }
     }
 
@@ -314,6 +352,29 @@ mod tests {
                 other => format!("{other:?}"),
             })
             .collect()
+    }
+
+    #[test]
+    fn ci_is_what_bun_takes_for_ci() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                pairs
+                    .iter()
+                    .find(|(key, _)| *key == name)
+                    .map(|(_, value)| value.to_string())
+            }
+        };
+        assert!(running_in_ci(env(&[("CI", "true")])));
+        assert!(running_in_ci(env(&[("CI", "1")])));
+        assert!(!running_in_ci(env(&[("CI", "false")])));
+        assert!(!running_in_ci(env(&[("CI", "0")])));
+        assert!(!running_in_ci(env(&[("CI", "")])));
+        assert!(running_in_ci(env(&[("GITHUB_ACTIONS", "true")])));
+        assert!(!running_in_ci(env(&[
+            ("CI", "false"),
+            ("GITHUB_ACTIONS", "true")
+        ])));
+        assert!(!running_in_ci(env(&[])));
     }
 
     #[test]

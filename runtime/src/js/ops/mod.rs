@@ -18,4 +18,6 @@ pub const OPS: OpGroup = &[
     workflow::cancel::OPS,
     workflow::stages::OPS,
     test::file_runner::OPS,
+    test::snapshot::OPS,
+    test::module_mock::OPS,
 ];

@@ -363,6 +363,7 @@ mod tests {
                 file: 0,
                 expect_calls: 1,
                 filtered: 0,
+                snapshots: Default::default(),
             },
             TestEvent::Finished {
                 totals: Totals {

@@ -11,7 +11,8 @@ use std::time::Duration;
 
 use super::{relative, user_frames, TestReporter};
 use crate::testing::event::{
-    OutputStream, SourceLocation, TestEvent, TestFailure, TestFile, TestName, TestOutcome, Totals,
+    OutputStream, SnapshotCounts, SourceLocation, TestEvent, TestFailure, TestFile, TestName,
+    TestOutcome, Totals,
 };
 
 /// Lines of source shown above the failing one, as bun shows them.
@@ -175,8 +176,20 @@ impl PrettyReporter {
                 plural(totals.errors)
             )));
         }
+        let snapshots = snapshot_line(&totals.snapshots);
+        let counted_snapshots = match &snapshots {
+            Some(line) => {
+                lines.push(line.clone());
+                String::new()
+            }
+            None if totals.snapshots.total > 0 => format!(" {} snapshots,", totals.snapshots.total),
+            None => String::new(),
+        };
         if totals.expect_calls > 0 {
-            lines.push(format!(" {} expect() calls", totals.expect_calls));
+            lines.push(format!(
+                "{counted_snapshots} {} expect() calls",
+                totals.expect_calls
+            ));
         }
         let tests = totals.tests();
         lines.push(format!(
@@ -340,6 +353,37 @@ impl Style {
     }
 }
 
+/// bun's `snapshots: 1 passed, +2 added, 1 failed` line, when a snapshot was written or failed
+/// (else bun folds the count into the `expect() calls` line); awf adds `updated`, `obsolete`
+/// and `removed`, which bun does not count. bun marks `added` with a `+` only when it comes first.
+fn snapshot_line(counts: &SnapshotCounts) -> Option<String> {
+    let mut parts = Vec::new();
+    if counts.passed > 0 {
+        parts.push(format!("{} passed", counts.passed));
+    }
+    if counts.added > 0 {
+        let plus = if parts.is_empty() { "+" } else { "" };
+        parts.push(format!("{plus}{} added", counts.added));
+    }
+    if counts.updated > 0 {
+        parts.push(format!("{} updated", counts.updated));
+    }
+    if counts.failed > 0 {
+        parts.push(format!("{} failed", counts.failed));
+    }
+    if counts.obsolete > 0 {
+        parts.push(format!(
+            "{} obsolete (awf test -u removes them)",
+            counts.obsolete
+        ));
+    }
+    if counts.removed > 0 {
+        parts.push(format!("{} obsolete removed", counts.removed));
+    }
+    let changed = counts.added + counts.updated + counts.failed + counts.obsolete + counts.removed;
+    (changed > 0).then(|| format!("snapshots: {}", parts.join(", ")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -459,6 +503,7 @@ mod tests {
                 file: 0,
                 expect_calls: 2,
                 filtered: 0,
+                snapshots: Default::default(),
             },
             TestEvent::Finished {
                 totals: Totals {
@@ -470,6 +515,7 @@ mod tests {
                     files: 1,
                     expect_calls: 2,
                     filtered: 0,
+                    snapshots: Default::default(),
                 },
                 elapsed: Duration::from_millis(3040),
             },
