@@ -6,7 +6,7 @@
 use crate::util::{assert_has, awf_bin, workspace, AwfCommand, TempProject};
 
 /// The number of tests in compose.test.ts: a test removed or skipped by mistake shows here.
-const COMPOSE_TESTS: usize = 15;
+const COMPOSE_TESTS: usize = 17;
 
 #[test]
 fn every_test_of_the_composition_fixture_passes() {

@@ -100,6 +100,15 @@ const PRELUDE: &[(&str, &str)] = &[
         "declare const wf: import(\"agentswf\").WorkflowContext;",
     ),
     ("input", "declare const input: any;"),
+    ("files", "declare const files: string[];"),
+    (
+        "reviewer",
+        "declare const reviewer: import(\"agentswf\").Agent;",
+    ),
+    (
+        "Verdict",
+        "declare const Verdict: import(\"agentswf\").Typed<{ ok: boolean; notes: string }>;",
+    ),
     (
         "Finding",
         "declare const Finding: import(\"agentswf\").Typed<{ file: string; line: number; problem: string }>;\ntype Finding = { file: string; line: number; problem: string };",

@@ -27,6 +27,8 @@ struct Inner {
     running: Option<String>,
     to_stop: HashSet<String>,
     stopped: HashSet<String>,
+    /// The call whose code the interrupt threw out of last, until the host sees the throw.
+    unwinding: Option<String>,
 }
 
 impl CallStop {
@@ -71,8 +73,15 @@ impl CallStop {
         if !inner.to_stop.contains(&call) {
             return false;
         }
-        inner.stopped.insert(call);
+        inner.stopped.insert(call.clone());
+        inner.unwinding = Some(call);
         true
+    }
+
+    /// The call whose code was just stopped, once: the error that unwound a job or callback is
+    /// that stop's, not an error of the workflow's, and the call's request is answered with it.
+    pub(super) fn take_unwinding(&self) -> Option<String> {
+        self.inner().unwinding.take()
     }
 }
 
@@ -90,6 +99,8 @@ mod tests {
         stop.leave();
         stop.enter("t2-c1");
         assert!(stop.should_interrupt());
+        assert_eq!(stop.take_unwinding().as_deref(), Some("t2-c1"));
+        assert_eq!(stop.take_unwinding(), None);
         stop.leave();
         assert!(!stop.should_interrupt(), "no call's code runs");
         assert!(stop.was_stopped("t2-c1"));

@@ -102,6 +102,9 @@ impl JsHost {
                         return Some(self.interrupted());
                     }
                     let error = job.0.with(|ctx| JsError::from_value(&ctx, &ctx.catch()));
+                    if self.answered_stopped_call(&error) {
+                        continue;
+                    }
                     let handler = self.state.uncaught.borrow().clone();
                     match handler {
                         Some(handler) => handler(error),
@@ -174,7 +177,7 @@ impl JsHost {
                 if let Some(call) = &call {
                     self.state.call_stop.enter(call);
                 }
-                self.deliver_request(&kind, &payload, reply);
+                self.deliver_request(&kind, &payload, call.as_deref(), reply);
             }
         }
         self.state.clear_async_context();
@@ -204,6 +207,7 @@ impl JsHost {
         &self,
         kind: &str,
         payload: &serde_json::Value,
+        call: Option<&str>,
         reply: oneshot::Sender<JsReply>,
     ) {
         let Some(request) = self.state.callback(|c| &c.request) else {
@@ -211,20 +215,37 @@ impl JsHost {
             return;
         };
         let reply_id = self.state.next_id();
-        self.state.replies.wait(reply_id, reply);
+        self.state
+            .replies
+            .wait(reply_id, reply, call.map(str::to_string));
         self.context.with(|ctx| {
-            let call = || -> rquickjs::Result<()> {
+            let deliver = || -> rquickjs::Result<()> {
                 let request = request.restore(&ctx)?;
                 let payload = convert::to_js(&ctx, payload)?;
                 request.call::<_, ()>((kind, payload, reply_id as f64))
             };
-            if let Err(e) = call().catch(&ctx) {
+            if let Err(e) = deliver().catch(&ctx) {
                 let error = JsError::from_caught(&ctx, e);
+                // Stopped in its synchronous part: this reply is the one the stop answers.
+                self.state.call_stop.take_unwinding();
                 self.state
                     .replies
                     .answer(reply_id, Err(JsFailure::Threw(error)));
             }
         });
+    }
+
+    /// Whether `error` is the throw of a tool call's code that `CallStop` stopped (an
+    /// interrupt, which nothing can catch, so the handler's promise never settles): then the
+    /// call's request is answered with it here, and it is no error of the workflow's.
+    fn answered_stopped_call(&self, error: &JsError) -> bool {
+        let Some(call) = self.state.call_stop.take_unwinding() else {
+            return false;
+        };
+        self.state
+            .replies
+            .answer_call(&call, Err(JsFailure::Threw(error.clone())));
+        true
     }
 
     /// An exception thrown straight out of a host callback: the call fails with it, unless
@@ -234,6 +255,9 @@ impl JsHost {
             return;
         }
         let error = JsError::from_caught(ctx, error);
+        if self.answered_stopped_call(&error) {
+            return;
+        }
         let handler = self.state.uncaught.borrow().clone();
         match handler {
             Some(handler) => handler(error),

@@ -71,19 +71,33 @@ impl JsRequester {
     }
 }
 
-/// Requests JS is working on, by reply id.
+/// Requests JS is working on, by reply id, with the tool call each runs code for.
 #[derive(Default)]
-pub struct ReplyBook(RefCell<HashMap<u64, oneshot::Sender<JsReply>>>);
+pub struct ReplyBook(RefCell<HashMap<u64, (oneshot::Sender<JsReply>, Option<String>)>>);
 
 impl ReplyBook {
-    pub fn wait(&self, id: u64, reply: oneshot::Sender<JsReply>) {
-        self.0.borrow_mut().insert(id, reply);
+    pub fn wait(&self, id: u64, reply: oneshot::Sender<JsReply>, call: Option<String>) {
+        self.0.borrow_mut().insert(id, (reply, call));
     }
 
     /// Sends JS's answer to the request `id`.
     pub fn answer(&self, id: u64, reply: JsReply) {
-        if let Some(sender) = self.0.borrow_mut().remove(&id) {
+        if let Some((sender, _)) = self.0.borrow_mut().remove(&id) {
             let _ = sender.send(reply);
+        }
+    }
+
+    /// Answers the requests that run code for `call` (its code was stopped, so JS never will).
+    pub fn answer_call(&self, call: &str, reply: JsReply) {
+        let ids: Vec<u64> = self
+            .0
+            .borrow()
+            .iter()
+            .filter(|(_, (_, of))| of.as_deref() == Some(call))
+            .map(|(id, _)| *id)
+            .collect();
+        for id in ids {
+            self.answer(id, reply.clone());
         }
     }
 
