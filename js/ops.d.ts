@@ -89,6 +89,9 @@ declare module "awf:ops" {
   export function agent_open(run: number, spec: unknown): unknown;
   export function agent_run(request: { run: number; agent: string; prompt: unknown; schema: unknown; timeout: unknown }): Pending<unknown>;
   export function agent_close(agent: { run: number; agent: string }): Pending<void>;
+  export function agent_fork(request: { run: number; agent: string; key: unknown; instructions: unknown; tools: unknown }): Pending<unknown>;
+  export function agent_compact(request: { run: number; agent: string; prompt: unknown; timeout: unknown }): Pending<unknown>;
+  export function agent_set(request: { run: number; agent: string; settings: unknown }): Pending<unknown>;
 
   // workflow/stages
   export function stage_enter(args: { run: number; name: unknown }): { reuse: false } | { reuse: true; attempt: number; hasValue: boolean; value?: unknown };

@@ -110,6 +110,38 @@ export interface TestOptions {
   recorded?: Record<string, unknown>;
   /** With or without `recorded`: redo from this stage on, as `awf run --continue --from-stage`. */
   fromStage?: string;
+  /**
+   * Agent key (or a `*` glob) to what its compactions answer: a summary, or a function of the
+   * compaction giving one (or `reply.failed(reason)`, `reply.timedOut()`). Default: `""`.
+   */
+  compactions?: Record<string, Compaction>;
+}
+
+/** What a scripted compaction answers. */
+export type Compaction = string | ((compaction: { agent: string; focus: string; n: number }) => string | Reply | Promise<string | Reply>);
+
+/** A fork the tested run made. */
+export interface ForkRecord {
+  agent: string;
+  from: string;
+  harness: string;
+}
+
+/** A compaction the tested run asked for. */
+export interface CompactionRecord {
+  agent: string;
+  id: string;
+  focus: string;
+  outcome: string;
+  summary?: string;
+  detail?: string;
+}
+
+/** A change of settings the tested run made. */
+export interface SetRecord {
+  agent: string;
+  model?: string;
+  effort?: string;
 }
 
 /** What a tested attempt did with one stage, in the order stages were entered. */
@@ -160,6 +192,9 @@ export class TestRun<R = unknown> {
   readonly stages: StageRecord[];
   /** Set when the workflow called `wf.stop(reason)`: its reason and the stage it stopped in. */
   readonly stopped?: { reason: string; stage?: string };
+  readonly forks: ForkRecord[];
+  readonly compactions: CompactionRecord[];
+  readonly sets: SetRecord[];
 
   constructor(result: { value?: R; error?: unknown; failed: boolean; stopped?: string }, events: Record<string, any>[], prompts: Map<string, { prompt: string; schema: object | null }>, attempt: number, values: Map<string, unknown>) {
     this.#value = result.value;
@@ -173,6 +208,23 @@ export class TestRun<R = unknown> {
     }
     this.turns = turnRecords(events, prompts);
     this.calls = callRecords(events);
+    this.forks = events.filter((e) => e.event === "agent-forked").map((e) => ({ agent: e.agent, from: e.from, harness: e.harness }));
+    this.compactions = events
+      .filter((e) => e.event === "agent-compacted")
+      .map((e) => {
+        const record: CompactionRecord = { agent: e.agent, id: e.compaction, focus: e.focus, outcome: e.outcome };
+        if (e.summary !== undefined) record.summary = e.summary;
+        if (e.detail !== undefined) record.detail = e.detail;
+        return record;
+      });
+    this.sets = events
+      .filter((e) => e.event === "settings-changed")
+      .map((e) => {
+        const record: SetRecord = { agent: e.agent };
+        if (e.model !== undefined) record.model = e.model;
+        if (e.effort !== undefined) record.effort = e.effort;
+        return record;
+      });
     this.logs = events
       .filter((e) => e.event === "log")
       .map((e) => (e.fields ? { message: e.message, fields: e.fields } : { message: e.message }));
@@ -190,6 +242,14 @@ export class TestRun<R = unknown> {
 
   turnsOf(agent: string): TurnRecord[] {
     return this.turns.filter((t) => t.agent === agent);
+  }
+
+  compactionsOf(agent: string): CompactionRecord[] {
+    return this.compactions.filter((c) => c.agent === agent);
+  }
+
+  setsOf(agent: string): SetRecord[] {
+    return this.sets.filter((c) => c.agent === agent);
   }
 }
 
@@ -266,6 +326,11 @@ interface ScriptedRun {
   prompts: Map<string, { prompt: string; schema: object | null }>;
   aborts: Map<string, AbortController>;
   fail(error: unknown): void;
+  /** A fork without a script of its own plays its parent's, from where the parent was. */
+  forks: Map<string, string>;
+  compactions: Record<string, Compaction>;
+  /** Compactions asked of each agent so far. */
+  compacted: Map<string, number>;
 }
 
 const runs = new Map<string, ScriptedRun>();
@@ -331,7 +396,9 @@ export async function testWorkflow<R = unknown>(workflow: Workflow<any, R>, ...r
     };
   });
   failed.catch(() => {});
-  const state: ScriptedRun = { handle: opened.run, agents, used: new Map(), prompts: new Map(), aborts: new Map(), fail: (e) => failTest(e) };
+  const compactions = options.compactions ?? {};
+  if (typeof compactions !== "object" || compactions === null) throw new TypeError("testWorkflow: compactions must be an object of agent key to summary");
+  const state: ScriptedRun = { handle: opened.run, agents, used: new Map(), prompts: new Map(), aborts: new Map(), fail: (e) => failTest(e), forks: new Map(), compactions, compacted: new Map() };
   runs.set(opened.runId, state);
   const stall = watchForStall(opened.run, millis(options.stall, 2000), failTest);
   let result: { value?: R; error?: unknown; failed: boolean; stopped?: string };
@@ -384,7 +451,7 @@ function recordedValues(recorded: unknown): Record<string, unknown> | null {
   return out;
 }
 
-const OPTION_NAMES = ["agents", "timeout", "cwd", "stall", "recorded", "fromStage"];
+const OPTION_NAMES = ["agents", "timeout", "cwd", "stall", "recorded", "fromStage", "compactions"];
 
 /** Refuses an options object with other keys: most often an input passed without options. */
 function checkOptions(options: unknown, hasInput: boolean): void {
@@ -440,6 +507,8 @@ function scriptFor(state: ScriptedRun, agent: string): Entry | Entry[] | string 
   const matches = Object.keys(state.agents).filter((key) => key.includes("*") && globMatches(key, agent));
   if (matches.length === 1) return state.agents[matches[0]!]!;
   if (matches.length > 1) return `agent "${agent}" matches more than one script pattern: ${matches.join(", ")}`;
+  const parent = state.forks.get(agent);
+  if (parent !== undefined) return scriptFor(state, parent);
   const known = Object.keys(state.agents);
   return `agent "${agent}" has no script; give it one in testWorkflow's agents option (scripted: ${known.length ? known.join(", ") : "none"})`;
 }
@@ -452,7 +521,9 @@ function globMatches(pattern: string, key: string): boolean {
 function unusedEntries(state: ScriptedRun): string | undefined {
   for (const [key, entries] of Object.entries(state.agents)) {
     if (!Array.isArray(entries)) continue;
-    const used = state.used.get(key) ?? 0;
+    // A fork that plays its parent's list uses its entries too.
+    const forks = [...state.forks].filter(([, parent]) => parent === key).map(([fork]) => state.used.get(fork) ?? 0);
+    const used = Math.max(state.used.get(key) ?? 0, ...forks);
     if (used < entries.length) {
       return `the script list for agent "${key}" has ${entries.length} entries but only ${used} turn${used === 1 ? "" : "s"} came`;
     }
@@ -490,6 +561,34 @@ onRequest("script.turn", async (request: TurnRequest) => {
     state.fail(error);
     const message = error instanceof Error ? error.message : String(error);
     return { reply: "failed", reason: `the test failed in agent "${request.agent}"'s script: ${message}` };
+  }
+});
+
+onRequest("script.fork", ({ run, parent, fork }: { run: string; parent: string; fork: string }) => {
+  const state = runs.get(run);
+  if (!state) return null;
+  state.forks.set(fork, parent);
+  // Playing the parent's list, the fork goes on from where the parent is.
+  if (!(fork in state.agents) && state.used.has(parent)) state.used.set(fork, state.used.get(parent)!);
+  return null;
+});
+
+onRequest("script.compact", async ({ run, agent, focus }: { run: string; agent: string; focus: string }) => {
+  const state = runs.get(run);
+  if (!state) return { reply: "failed", reason: "the test run is over" };
+  const n = (state.compacted.get(agent) ?? 0) + 1;
+  state.compacted.set(agent, n);
+  const patterns = Object.keys(state.compactions).filter((key) => key.includes("*") && globMatches(key, agent));
+  const entry = agent in state.compactions ? state.compactions[agent] : patterns.length === 1 ? state.compactions[patterns[0]!] : undefined;
+  try {
+    const given = typeof entry === "function" ? await entry(Object.freeze({ agent, focus, n })) : (entry ?? "");
+    if (typeof given === "string") return { reply: "answered", summary: given };
+    if (isEntry(given) && given[SCRIPT] === "reply" && (given.kind === "failed" || given.kind === "timed-out")) return { reply: given.kind, reason: given.reason };
+    throw new ScriptFailure(`the compaction script for agent "${agent}" gave ${String(given)}; give a summary string, reply.failed(reason) or reply.timedOut()`);
+  } catch (error) {
+    state.fail(error);
+    const message = error instanceof Error ? error.message : String(error);
+    return { reply: "failed", reason: `the test failed in agent "${agent}"'s compaction script: ${message}` };
   }
 });
 

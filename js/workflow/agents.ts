@@ -9,6 +9,7 @@ import * as ops from "awf:ops";
 import { AwfError, opAsync } from "../core.ts";
 import { isTyped, type Typed } from "../agentswf/workflow.ts";
 import { registerHandlers, toolSpecs } from "./tools.ts";
+import { compactOf, forkOf, setOf, type CompactSpec, type ForkSpec, type SetSpec } from "./fork.ts";
 
 export type TurnOutcome<T> =
   | { kind: "answered"; answered: true; value: T }
@@ -43,10 +44,12 @@ export class Agent {
   /** The absolute path of this agent's `wfa` launcher. */
   readonly launcher: string;
   readonly #run: number;
+  readonly #runId: string;
   readonly #turns = new Map<string, { spec: string; result: Promise<{ outcome: TurnOutcome<unknown> }> }>();
 
-  constructor(run: number, key: string, launcher: string) {
+  constructor(run: number, key: string, launcher: string, runId: string) {
     this.#run = run;
+    this.#runId = runId;
     this.key = key;
     this.launcher = launcher;
   }
@@ -77,6 +80,22 @@ export class Agent {
     return { outcome };
   }
 
+  /** A new agent on a copy of this agent's session, after its queued operations (fork.ts). */
+  async fork(spec: ForkSpec): Promise<Agent> {
+    const forked = await forkOf(this.#run, this.#runId, this.key, spec);
+    return new Agent(this.#run, forked.key, forked.launcher, this.#runId);
+  }
+
+  /** The harness's own compaction of the session, with `prompt` as its focus; queued like a turn. */
+  compact(spec: CompactSpec): Promise<{ outcome: TurnOutcome<string> }> {
+    return compactOf<TurnOutcome<string>>(this.#run, this.key, spec);
+  }
+
+  /** Another model or effort for the later turns of the same session; queued like a turn. */
+  set(spec: SetSpec): Promise<{ model?: string; effort?: string }> {
+    return setOf(this.#run, this.key, spec);
+  }
+
   /** Ends the agent once its queued turns are done; later turns reject. */
   close(): Promise<void> {
     return opAsync(ops.agent_close({ run: this.#run, agent: this.key }));
@@ -99,7 +118,7 @@ export function createAgents(run: number, runId: string): AgentDirectory {
       registerHandlers(runId, opened.key, spec.tools as Record<string, unknown> | undefined);
       const existing = open.get(opened.key);
       if (existing) return existing;
-      const agent = new Agent(run, opened.key, opened.launcher);
+      const agent = new Agent(run, opened.key, opened.launcher, runId);
       open.set(opened.key, agent);
       return agent;
     },

@@ -7,6 +7,8 @@
 //! - `channel.rs`: the agent's socket router.
 //! - `turn.rs`: one turn, from its queue ticket to its outcome, through the agent's harness.
 //! - `queue.rs`: one operation at a time per agent, in call order.
+//! - `fork.rs`: `agent.fork`, a new agent on a copy of the parent's session.
+//! - `compaction.rs`: `agent.compact` and `agent.set`, which queue like turns.
 //! - `prompt.rs`, `answer.rs`, `outcome.rs`: what the agent reads, how an answer is read, how a
 //!   turn ends.
 //!
@@ -16,6 +18,8 @@
 mod agent;
 mod answer;
 mod channel;
+pub mod compaction;
+pub mod fork;
 pub mod outcome;
 mod problem;
 pub mod prompt;
@@ -28,4 +32,4 @@ pub use agent::Agent;
 pub use outcome::Outcome;
 pub use problem::{EnvProblem, OpenError};
 pub use registry::{Agents, InFlight, RunLink};
-pub use spec::AgentSpec;
+pub use spec::{valid_key, AgentSpec};

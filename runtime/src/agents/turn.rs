@@ -103,7 +103,7 @@ async fn run_in_span(agent: Arc<Agent>, mut request: TurnRequest) -> Outcome {
         };
         let recorder = AttemptRecorder::new(&agent, &request.id, attempt);
         let report = agent
-            .harness
+            .harness()
             .run(Attempt {
                 agent: &agent.key,
                 turn: &request.id,
@@ -216,7 +216,7 @@ impl TurnSink for AttemptRecorder<'_> {
                 Event::AgentSession {
                     agent,
                     turn,
-                    harness: self.agent.harness.name().to_string(),
+                    harness: self.agent.harness().name().to_string(),
                     session: id.clone(),
                 }
             }

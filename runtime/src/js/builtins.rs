@@ -61,6 +61,7 @@ const SOURCES: &[(&str, &str)] = builtins![
     "agentswf/workflow",
     "workflow/agents",
     "workflow/context",
+    "workflow/fork",
     "workflow/tools",
     "workflow/stages",
     "typebox",

@@ -14,6 +14,7 @@ pub const OPS: OpGroup = &[
     agentswf::testing::OPS,
     workflow::context::OPS,
     workflow::agents::OPS,
+    workflow::fork::OPS,
     workflow::stages::OPS,
     test::file_runner::OPS,
 ];
