@@ -32,6 +32,8 @@ mod typings;
 // Agents and turns with the command runtime: outcomes, check-ins, deadlines, process groups,
 // queueing, concurrency, reopen and close, Ctrl-C, the variables agents get.
 mod agents;
+// agent.fork, compact and set with command agents.
+mod forks;
 // The channel against a real run: bad answers, malformed requests, silent and many connections.
 mod channel;
 // Workflow tools: the spec's example, teaching, refusals, failures, budgets, joins, records.
