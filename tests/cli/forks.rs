@@ -50,7 +50,10 @@ fn a_fork_has_a_new_session_that_names_its_parents() {
         .map(|a| a.as_str().unwrap().to_string())
         .collect();
     let parent = answers[0].split(' ').nth(1).unwrap().to_string();
-    assert!(answers[0].starts_with("a a-") && answers[0].ends_with(" none"), "{answers:?}");
+    assert!(
+        answers[0].starts_with("a a-") && answers[0].ends_with(" none"),
+        "{answers:?}"
+    );
     let b: Vec<&str> = answers[1].split(' ').collect();
     assert_eq!(b[0], "b");
     assert_ne!(b[1], parent, "the fork has a session of its own");
@@ -68,7 +71,13 @@ fn a_fork_has_a_new_session_that_names_its_parents() {
     assert_eq!(opened[1]["runtime"]["forkedFrom"], parent.as_str());
     let logs = project.awf(&["logs"]).run();
     logs.assert_success();
-    assert_has(&logs.stdout, &format!("b  forked from a (command: AWF_SESSION {} from {parent})", b[1]));
+    assert_has(
+        &logs.stdout,
+        &format!(
+            "b  forked from a (command: AWF_SESSION {} from {parent})",
+            b[1]
+        ),
+    );
 }
 
 #[test]
@@ -79,7 +88,10 @@ fn a_fork_has_its_parents_tools_unless_it_gives_its_own() {
     assert_eq!(value["calls"], serde_json::json!(["a: hello", "b: hello"]));
     assert_has(&project.read("note-b.txt"), "noted");
     // `tools: {}`: the fork has none.
-    assert_has(&project.read("note-c.txt"), "you have no tool \"note\"; you have no tools");
+    assert_has(
+        &project.read("note-c.txt"),
+        "you have no tool \"note\"; you have no tools",
+    );
     let opened = project.events_of("forks", "agent-opened");
     assert_eq!(opened[1]["tools"], serde_json::json!(["note"]));
     assert!(opened[2].get("tools").is_none(), "{}", opened[2]);
@@ -181,7 +193,16 @@ fn a_fork_queued_behind_the_first_turn_waits_for_it() {
     let value = project.awf(&["run", "wf.ts"]).run().assert_success().json();
     assert_eq!(value, serde_json::json!(["answered", "answered"]));
     let events = project.events("queued");
-    let settled = events.iter().position(|e| e["event"] == "turn-settled").unwrap();
-    let forked = events.iter().position(|e| e["event"] == "agent-forked").unwrap();
-    assert!(settled < forked, "the fork came after the turn queued before it");
+    let settled = events
+        .iter()
+        .position(|e| e["event"] == "turn-settled")
+        .unwrap();
+    let forked = events
+        .iter()
+        .position(|e| e["event"] == "agent-forked")
+        .unwrap();
+    assert!(
+        settled < forked,
+        "the fork came after the turn queued before it"
+    );
 }

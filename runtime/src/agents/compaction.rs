@@ -126,5 +126,12 @@ pub async fn set(
         effort: settings.effort,
         runtime: runtime.clone(),
     });
-    Ok(json!({ "model": runtime.get("model"), "effort": runtime.get("effort") }))
+    // A scripted agent describes the runtime it plays under `declared`.
+    let setting = |name: &str| {
+        runtime
+            .get(name)
+            .or_else(|| runtime["declared"].get(name))
+            .cloned()
+    };
+    Ok(json!({ "model": setting("model"), "effort": setting("effort") }))
 }

@@ -44,12 +44,27 @@ fn check_agent(agent: &Agent, operation: &str, can: Can) -> Result<(), OpError> 
             format!(
                 "agent \"{}\" runs on {}, which cannot {operation}: {why}",
                 agent.key,
-                agent.harness().name()
+                runtime_name(&agent.harness().describe())
             ),
             "docs/workflow-api.md (\"Forks, compaction and settings\") lists what each runtime can do",
         ));
     }
     refuse_while_calling(agent, operation)
+}
+
+/// The runtime as the author named it: a scripted agent by the runtime its spec declares.
+fn runtime_name(described: &Value) -> String {
+    let kind = described["kind"].as_str().unwrap_or_default();
+    let declared = match &described["declared"] {
+        Value::String(alias) => alias.as_str(),
+        Value::Object(map) if map.contains_key("command") => "command",
+        Value::Object(map) => map
+            .get("harness")
+            .and_then(Value::as_str)
+            .unwrap_or_default(),
+        _ => return kind.to_string(),
+    };
+    format!("{declared} ({kind})")
 }
 
 /// A fork or a compaction needs the session of a turn: one begun, or one queued before it.
