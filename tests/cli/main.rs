@@ -58,6 +58,8 @@ mod live_view;
 // The five agent CLIs as agents, live against the fake model: tool calls, refusals, typed
 // answers, resumed sessions, usage; codex's impatience; refused keys; lost sessions; doctor.
 mod agent_clis;
+// Forks, compaction and settings with real agent CLIs against the fake model.
+mod agent_cli_forks;
 // What awf guarantees when things go wrong: no orphan (kill -9, setsid), authority of the
 // socket, caps under abuse, private records, withheld credentials, durations at the edge.
 mod reliability;
