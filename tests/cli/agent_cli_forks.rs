@@ -1,5 +1,4 @@
-//! Forks, compaction and settings with real agent CLIs (codex and pi; claude's fork and
-//! settings), each the pinned CLI against the fake model server (tests/fixtures/agent-clis/
+//! Forks, compaction and settings with real agent CLIs (codex, pi and claude), each the pinned CLI against the fake model server (tests/fixtures/agent-clis/
 //! fork.ts): the fork is a new native session whose history holds the parent's first prompt,
 //! made without a model request; the compaction is the CLI's own, with the focus reaching the
 //! model and the outcome `answered` (pi's summary, codex's opaque `""`); after `set` the next
@@ -196,4 +195,45 @@ fn pi_forks_compacts_and_changes_settings() {
     assert_forked(&ran, Cli::Pi);
     assert_compacted(&ran, SUMMARY);
     assert_set(&ran, "fake-model-2", "fake/fake-model-2");
+}
+
+/// claude forks, compacts (its compaction request carries tools, so the fake answers it from
+/// the script; the summary is the synthetic row claude continues from) and changes settings.
+#[test]
+fn claude_forks_compacts_and_changes_settings() {
+    let ran = run(
+        Cli::Claude,
+        json!({"input": 1000, "cached": 200, "output": 40, "reasoning": 0}),
+        json!({"model": "fake-claude-2", "effort": "low"}),
+    );
+    assert_forked(&ran, Cli::Claude);
+    let compacted = &ran.value["compacted"];
+    assert_eq!(compacted["kind"], "answered", "{compacted}");
+    assert_has(
+        compacted["value"].as_str().unwrap_or_default(),
+        "This session is being continued from a previous conversation",
+    );
+    let focus_sent = ran
+        .fake
+        .requests()
+        .iter()
+        .any(|r| r["body"].to_string().contains("keep the number 7"));
+    assert!(focus_sent, "the focus reached the compaction request");
+    assert_eq!(
+        ran.project.events_of("fork", "agent-compacted")[0]["outcome"],
+        "answered"
+    );
+    assert_set(&ran, "fake-claude-2", "fake-claude-2");
+    let last = ran
+        .fake
+        .requests()
+        .into_iter()
+        .filter(|r| {
+            r["decision"]["prompts"]
+                .to_string()
+                .contains("After the compaction")
+        })
+        .last()
+        .unwrap();
+    assert_eq!(last["body"]["output_config"]["effort"], "low");
 }
