@@ -12,6 +12,9 @@ import { opAsync, onRequest, startTimer, clearTimer, unrefTimer } from "../core.
 import { isTyped, isWorkflow, type Typed, type Workflow } from "./workflow.ts";
 import { createContext } from "../workflow/context.ts";
 import { isStop, type StopState } from "../workflow/stages.ts";
+import { compactionRecords, forkRecords, setRecords, type CompactionRecord, type ForkRecord, type SetRecord } from "./session_records.ts";
+
+export type { CompactionRecord, ForkRecord, SetRecord };
 
 const SCRIPT = Symbol.for("awf.script");
 
@@ -120,29 +123,6 @@ export interface TestOptions {
 /** What a scripted compaction answers. */
 export type Compaction = string | ((compaction: { agent: string; focus: string; n: number }) => string | Reply | Promise<string | Reply>);
 
-/** A fork the tested run made. */
-export interface ForkRecord {
-  agent: string;
-  from: string;
-  harness: string;
-}
-
-/** A compaction the tested run asked for. */
-export interface CompactionRecord {
-  agent: string;
-  id: string;
-  focus: string;
-  outcome: string;
-  summary?: string;
-  detail?: string;
-}
-
-/** A change of settings the tested run made. */
-export interface SetRecord {
-  agent: string;
-  model?: string;
-  effort?: string;
-}
 
 /** What a tested attempt did with one stage, in the order stages were entered. */
 export interface StageRecord {
@@ -208,23 +188,9 @@ export class TestRun<R = unknown> {
     }
     this.turns = turnRecords(events, prompts);
     this.calls = callRecords(events);
-    this.forks = events.filter((e) => e.event === "agent-forked").map((e) => ({ agent: e.agent, from: e.from, harness: e.harness }));
-    this.compactions = events
-      .filter((e) => e.event === "agent-compacted")
-      .map((e) => {
-        const record: CompactionRecord = { agent: e.agent, id: e.compaction, focus: e.focus, outcome: e.outcome };
-        if (e.summary !== undefined) record.summary = e.summary;
-        if (e.detail !== undefined) record.detail = e.detail;
-        return record;
-      });
-    this.sets = events
-      .filter((e) => e.event === "settings-changed")
-      .map((e) => {
-        const record: SetRecord = { agent: e.agent };
-        if (e.model !== undefined) record.model = e.model;
-        if (e.effort !== undefined) record.effort = e.effort;
-        return record;
-      });
+    this.forks = forkRecords(events);
+    this.compactions = compactionRecords(events);
+    this.sets = setRecords(events);
     this.logs = events
       .filter((e) => e.event === "log")
       .map((e) => (e.fields ? { message: e.message, fields: e.fields } : { message: e.message }));

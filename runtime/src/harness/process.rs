@@ -173,7 +173,7 @@ impl AgentProcess {
             kept,
             stdout,
             stderr,
-            stdin_held: stdin_held,
+            stdin_held,
         })
     }
 

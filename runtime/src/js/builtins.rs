@@ -57,6 +57,7 @@ const SOURCES: &[(&str, &str)] = builtins![
     "node/path",
     "node/process",
     "node/util",
+    "agentswf/session_records",
     "agentswf/testing",
     "agentswf/workflow",
     "workflow/agents",
