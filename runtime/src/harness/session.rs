@@ -211,13 +211,18 @@ mod tests {
 
     #[test]
     fn rpc_lines_carry_their_id_only_when_a_reply_is_wanted() {
+        let line = |text: String| serde_json::from_str::<serde_json::Value>(&text).unwrap();
         assert_eq!(
-            rpc(None, "initialized", serde_json::Value::Null),
-            r#"{"jsonrpc":"2.0","method":"initialized"}"#
+            line(rpc(None, "initialized", serde_json::Value::Null)),
+            serde_json::json!({"jsonrpc": "2.0", "method": "initialized"})
         );
         assert_eq!(
-            rpc(Some(2), "thread/fork", serde_json::json!({"threadId": "t"})),
-            r#"{"id":2,"jsonrpc":"2.0","method":"thread/fork","params":{"threadId":"t"}}"#
+            line(rpc(
+                Some(2),
+                "thread/fork",
+                serde_json::json!({"threadId": "t"})
+            )),
+            serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "thread/fork", "params": {"threadId": "t"}})
         );
     }
 }
