@@ -97,6 +97,9 @@ declare module "awf:ops" {
   export function agent_send(request: { run: number; agent: string; message: unknown; timeout: unknown }): Pending<unknown>;
   export function receive_check(request: { run: number; from: unknown; timeout: unknown }): unknown;
   export function message_received(run: number, seq: number): void;
+  export function agent_fork(request: { run: number; agent: string; key: unknown; instructions: unknown; tools: unknown }): Pending<unknown>;
+  export function agent_compact(request: { run: number; agent: string; prompt: unknown; timeout: unknown }): Pending<unknown>;
+  export function agent_set(request: { run: number; agent: string; settings: unknown }): Pending<unknown>;
 
   // workflow/stages
   export function stage_enter(args: { run: number; name: unknown }): { reuse: false } | { reuse: true; attempt: number; hasValue: boolean; value?: unknown };

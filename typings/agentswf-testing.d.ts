@@ -96,6 +96,40 @@ declare module "agentswf/testing" {
     recorded?: { [stage: string]: JsonValue | undefined };
     /** Redo from this stage on, as `awf run --continue --from-stage`. */
     fromStage?: string;
+    /**
+     * Agent key, or a `*` pattern, to what its compactions answer: a summary, or a function of
+     * the compaction giving one (or `reply.failed(reason)`, `reply.timedOut()`). Default `""`.
+     */
+    compactions?: { [key: string]: Compaction };
+  }
+
+  export type Compaction =
+    | string
+    | ((compaction: { agent: string; focus: string; n: number }) => string | Script | Promise<string | Script>);
+
+  /** A fork of a tested run: `agent` on a copy of `from`'s session. */
+  export interface ForkRecord {
+    agent: string;
+    from: string;
+    harness: string;
+  }
+
+  /** A compaction of a tested run. */
+  export interface CompactionRecord {
+    agent: string;
+    id: string;
+    focus: string;
+    /** `answered`, `failed`, `timed-out` or `cancelled`. */
+    outcome: string;
+    summary?: string;
+    detail?: string;
+  }
+
+  /** A change of settings of a tested run. */
+  export interface SetRecord {
+    agent: string;
+    model?: string;
+    effort?: string;
   }
 
   /** What a tested attempt did with one stage, in the order stages were entered. */
@@ -168,6 +202,12 @@ declare module "agentswf/testing" {
     readonly logs: { message: string; fields?: { [key: string]: JsonValue } }[];
     /** The turns of one agent. */
     turnsOf(agent: string): TurnRecord[];
+    /** Every fork, compaction and change of settings, in order. */
+    readonly forks: ForkRecord[];
+    readonly compactions: CompactionRecord[];
+    readonly sets: SetRecord[];
+    compactionsOf(agent: string): CompactionRecord[];
+    setsOf(agent: string): SetRecord[];
   }
 
   /** Runs a workflow with scripted agents; `run` gets what `prepare({ argv: [], cwd })` makes. */

@@ -328,8 +328,41 @@ declare module "agentswf" {
      * no answer. Queued behind a running turn; resolves when the message turn ends.
      */
     send(message: MessageToAgent, options?: { timeout?: Duration }): Promise<{ outcome: MessageOutcome }>;
+    /**
+     * A new agent `key` on a copy of this agent's session, made after its queued operations,
+     * each harness its own way (docs/workflow-api.md, "Forks, compaction and settings"). It has
+     * this agent's tools unless `tools` gives its own (`{}`: none). Rejects before this agent's
+     * first turn, once it is closed, for a key already open, and where the harness cannot fork.
+     */
+    fork(spec: ForkSpec): Promise<Agent>;
+    /** The harness's own compaction, with `prompt` as its focus; queued like a turn. */
+    compact(spec: CompactSpec): Promise<{ outcome: TurnOutcome<string> }>;
+    /** Another model or effort for the later turns of the same session; queued like a turn. */
+    set(spec: SetSpec): Promise<{ model?: string; effort?: string }>;
     /** Ends the agent once its queued turns are done; later turns reject. */
     close(): Promise<void>;
+  }
+
+  export interface ForkSpec {
+    /** The fork's key: a new agent of this run. */
+    key: string;
+    /** The fork's own tools; left out, its parent's; `{}`, none. */
+    tools?: { [name: string]: Tool<any> };
+    /** Given to the fork with its first turn. */
+    instructions?: string;
+  }
+
+  export interface CompactSpec {
+    /** What the summary should keep. */
+    prompt: string;
+    timeout?: Duration;
+  }
+
+  export interface SetSpec {
+    /** The harness's own model name. */
+    model?: string;
+    /** One of the harness's effort levels (claude: low…max; codex: minimal…xhigh; pi: off…xhigh). */
+    effort?: string;
   }
 
   export interface AgentDirectory {

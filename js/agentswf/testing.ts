@@ -13,6 +13,9 @@ import { isTyped, isWorkflow, type Typed, type Workflow } from "./workflow.ts";
 import { createContext } from "../workflow/context.ts";
 import { isStop, type StopState } from "../workflow/stages.ts";
 import { closeMailbox } from "../workflow/messages.ts";
+import { compactionRecords, forkRecords, setRecords, type CompactionRecord, type ForkRecord, type SetRecord } from "./session_records.ts";
+
+export type { CompactionRecord, ForkRecord, SetRecord };
 
 const SCRIPT = Symbol.for("awf.script");
 
@@ -142,7 +145,16 @@ export interface TestOptions {
   recorded?: Record<string, unknown>;
   /** With or without `recorded`: redo from this stage on, as `awf run --continue --from-stage`. */
   fromStage?: string;
+  /**
+   * Agent key (or a `*` glob) to what its compactions answer: a summary, or a function of the
+   * compaction giving one (or `reply.failed(reason)`, `reply.timedOut()`). Default: `""`.
+   */
+  compactions?: Record<string, Compaction>;
 }
+
+/** What a scripted compaction answers. */
+export type Compaction = string | ((compaction: { agent: string; focus: string; n: number }) => string | Reply | Promise<string | Reply>);
+
 
 /** What a tested attempt did with one stage, in the order stages were entered. */
 export interface StageRecord {
@@ -206,6 +218,9 @@ export class TestRun<R = unknown> {
   readonly stages: StageRecord[];
   /** Set when the workflow called `wf.stop(reason)`: its reason and the stage it stopped in. */
   readonly stopped?: { reason: string; stage?: string };
+  readonly forks: ForkRecord[];
+  readonly compactions: CompactionRecord[];
+  readonly sets: SetRecord[];
 
   constructor(result: { value?: R; error?: unknown; failed: boolean; stopped?: string }, events: Record<string, any>[], prompts: Map<string, { prompt: string; schema: object | null }>, attempt: number, values: Map<string, unknown>) {
     this.#value = result.value;
@@ -220,6 +235,9 @@ export class TestRun<R = unknown> {
     this.turns = turnRecords(events, prompts);
     this.calls = callRecords(events);
     this.messages = messageRecords(events);
+    this.forks = forkRecords(events);
+    this.compactions = compactionRecords(events);
+    this.sets = setRecords(events);
     this.logs = events
       .filter((e) => e.event === "log")
       .map((e) => (e.fields ? { message: e.message, fields: e.fields } : { message: e.message }));
@@ -237,6 +255,14 @@ export class TestRun<R = unknown> {
 
   turnsOf(agent: string): TurnRecord[] {
     return this.turns.filter((t) => t.agent === agent);
+  }
+
+  compactionsOf(agent: string): CompactionRecord[] {
+    return this.compactions.filter((c) => c.agent === agent);
+  }
+
+  setsOf(agent: string): SetRecord[] {
+    return this.sets.filter((c) => c.agent === agent);
   }
 }
 
@@ -328,6 +354,11 @@ interface ScriptedRun {
   prompts: Map<string, { prompt: string; schema: object | null }>;
   aborts: Map<string, AbortController>;
   fail(error: unknown): void;
+  /** A fork without a script of its own plays its parent's, from where the parent was. */
+  forks: Map<string, string>;
+  compactions: Record<string, Compaction>;
+  /** Compactions asked of each agent so far. */
+  compacted: Map<string, number>;
 }
 
 const runs = new Map<string, ScriptedRun>();
@@ -393,7 +424,9 @@ export async function testWorkflow<R = unknown>(workflow: Workflow<any, R>, ...r
     };
   });
   failed.catch(() => {});
-  const state: ScriptedRun = { handle: opened.run, agents, used: new Map(), woken: new Map(), prompts: new Map(), aborts: new Map(), fail: (e) => failTest(e) };
+  const compactions = options.compactions ?? {};
+  if (typeof compactions !== "object" || compactions === null) throw new TypeError("testWorkflow: compactions must be an object of agent key to summary");
+  const state: ScriptedRun = { handle: opened.run, agents, used: new Map(), woken: new Map(), prompts: new Map(), aborts: new Map(), fail: (e) => failTest(e), forks: new Map(), compactions, compacted: new Map() };
   runs.set(opened.runId, state);
   const stall = watchForStall(opened.run, millis(options.stall, 2000), failTest);
   let result: { value?: R; error?: unknown; failed: boolean; stopped?: string };
@@ -447,7 +480,7 @@ function recordedValues(recorded: unknown): Record<string, unknown> | null {
   return out;
 }
 
-const OPTION_NAMES = ["agents", "timeout", "cwd", "stall", "recorded", "fromStage"];
+const OPTION_NAMES = ["agents", "timeout", "cwd", "stall", "recorded", "fromStage", "compactions"];
 
 /** Refuses an options object with other keys: most often an input passed without options. */
 function checkOptions(options: unknown, hasInput: boolean): void {
@@ -503,6 +536,8 @@ function scriptFor(state: ScriptedRun, agent: string): Entry | Entry[] | string 
   const matches = Object.keys(state.agents).filter((key) => key.includes("*") && globMatches(key, agent));
   if (matches.length === 1) return state.agents[matches[0]!]!;
   if (matches.length > 1) return `agent "${agent}" matches more than one script pattern: ${matches.join(", ")}`;
+  const parent = state.forks.get(agent);
+  if (parent !== undefined) return scriptFor(state, parent);
   const known = Object.keys(state.agents);
   return `agent "${agent}" has no script; give it one in testWorkflow's agents option (scripted: ${known.length ? known.join(", ") : "none"})`;
 }
@@ -524,7 +559,9 @@ function unusedEntries(state: ScriptedRun): string | undefined {
   for (const [key, entries] of Object.entries(state.agents)) {
     if (!Array.isArray(entries)) continue;
     const { turns, wakes } = split(entries);
-    const used = state.used.get(key) ?? 0;
+    // A fork that plays its parent's list uses its entries too.
+    const forks = [...state.forks].filter(([, parent]) => parent === key).map(([fork]) => state.used.get(fork) ?? 0);
+    const used = Math.max(state.used.get(key) ?? 0, ...forks);
     if (used < turns.length) {
       return `the script list for agent "${key}" has ${turns.length} entries but only ${used} turn${used === 1 ? "" : "s"} came`;
     }
@@ -568,6 +605,34 @@ onRequest("script.turn", async (request: TurnRequest) => {
     state.fail(error);
     const message = error instanceof Error ? error.message : String(error);
     return { reply: "failed", reason: `the test failed in agent "${request.agent}"'s script: ${message}` };
+  }
+});
+
+onRequest("script.fork", ({ run, parent, fork }: { run: string; parent: string; fork: string }) => {
+  const state = runs.get(run);
+  if (!state) return null;
+  state.forks.set(fork, parent);
+  // Playing the parent's list, the fork goes on from where the parent is.
+  if (!(fork in state.agents) && state.used.has(parent)) state.used.set(fork, state.used.get(parent)!);
+  return null;
+});
+
+onRequest("script.compact", async ({ run, agent, focus }: { run: string; agent: string; focus: string }) => {
+  const state = runs.get(run);
+  if (!state) return { reply: "failed", reason: "the test run is over" };
+  const n = (state.compacted.get(agent) ?? 0) + 1;
+  state.compacted.set(agent, n);
+  const patterns = Object.keys(state.compactions).filter((key) => key.includes("*") && globMatches(key, agent));
+  const entry = agent in state.compactions ? state.compactions[agent] : patterns.length === 1 ? state.compactions[patterns[0]!] : undefined;
+  try {
+    const given = typeof entry === "function" ? await entry(Object.freeze({ agent, focus, n })) : (entry ?? "");
+    if (typeof given === "string") return { reply: "answered", summary: given };
+    if (isEntry(given) && given[SCRIPT] === "reply" && (given.kind === "failed" || given.kind === "timed-out")) return { reply: given.kind, reason: given.reason };
+    throw new ScriptFailure(`the compaction script for agent "${agent}" gave ${String(given)}; give a summary string, reply.failed(reason) or reply.timedOut()`);
+  } catch (error) {
+    state.fail(error);
+    const message = error instanceof Error ? error.message : String(error);
+    return { reply: "failed", reason: `the test failed in agent "${agent}"'s compaction script: ${message}` };
   }
 });
 

@@ -15,6 +15,7 @@ import { registerHandlers, toolSpecs } from "./tools.ts";
 import { sendTo, type MessageOutcome } from "./messages.ts";
 import { refuseOwnAgent } from "./identity.ts";
 import { cancellableTurn } from "./scope.ts";
+import { compactOf, forkOf, setOf, type CompactSpec, type ForkSpec, type SetSpec } from "./fork.ts";
 
 export type TurnOutcome<T> =
   | { kind: "answered"; answered: true; value: T }
@@ -51,10 +52,12 @@ export class Agent {
   /** The absolute path of this agent's `wfa` launcher. */
   readonly launcher: string;
   readonly #run: number;
+  readonly #runId: string;
   readonly #turns = new Map<string, { spec: string; result: Promise<{ outcome: TurnOutcome<unknown> }> }>();
 
-  constructor(run: number, key: string, launcher: string) {
+  constructor(run: number, key: string, launcher: string, runId: string) {
     this.#run = run;
+    this.#runId = runId;
     this.key = key;
     this.launcher = launcher;
   }
@@ -64,11 +67,8 @@ export class Agent {
     if (typeof spec !== "object" || spec === null) {
       return Promise.reject(new TypeError(`agent "${this.key}": run(spec) takes an object with a prompt`));
     }
-    try {
-      refuseOwnAgent(this.key, "run");
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    const refused = refusedOwn(this.key, "run");
+    if (refused) return refused;
     const schema = spec.schema === undefined ? null : isTyped(spec.schema) ? spec.schema.schema : spec.schema;
     const request = { run: this.#run, agent: this.key, prompt: spec.prompt, schema, timeout: spec.timeout ?? null };
     if (spec.id === undefined) return this.#start(request) as Promise<{ outcome: TurnOutcome<T> }>;
@@ -92,17 +92,47 @@ export class Agent {
 
   /** Wakes the agent with a message turn (queued behind its running turn); resolves when it ends. */
   send(message: string | { text?: string; data?: unknown }, options?: { timeout?: string | number }): Promise<{ outcome: MessageOutcome }> {
+    const refused = refusedOwn(this.key, "be sent a message");
+    if (refused) return refused;
     return sendTo(this.#run, this.key, message, options);
+  }
+
+  /** A new agent on a copy of this agent's session, after its queued operations (fork.ts). */
+  async fork(spec: ForkSpec): Promise<Agent> {
+    refuseOwnAgent(this.key, "fork");
+    const forked = await forkOf(this.#run, this.#runId, this.key, spec);
+    return new Agent(this.#run, forked.key, forked.launcher, this.#runId);
+  }
+
+  /** The harness's own compaction of the session, with `prompt` as its focus; queued like a turn. */
+  compact(spec: CompactSpec): Promise<{ outcome: TurnOutcome<string> }> {
+    const refused = refusedOwn(this.key, "compact");
+    if (refused) return refused;
+    return compactOf<TurnOutcome<string>>(this.#run, this.key, spec);
+  }
+
+  /** Another model or effort for the later turns of the same session; queued like a turn. */
+  set(spec: SetSpec): Promise<{ model?: string; effort?: string }> {
+    const refused = refusedOwn(this.key, "set");
+    if (refused) return refused;
+    return setOf(this.#run, this.key, spec);
   }
 
   /** Ends the agent once its queued turns are done; later turns reject. */
   close(): Promise<void> {
-    try {
-      refuseOwnAgent(this.key, "close");
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    const refused = refusedOwn(this.key, "close");
+    if (refused) return refused;
     return opAsync(ops.agent_close({ run: this.#run, agent: this.key }));
+  }
+}
+
+/** The rejection of work given to `agent` by code of its own tool call (identity.ts), if so. */
+function refusedOwn(agent: string, operation: string): Promise<never> | undefined {
+  try {
+    refuseOwnAgent(agent, operation);
+    return undefined;
+  } catch (error) {
+    return Promise.reject(error);
   }
 }
 
@@ -122,7 +152,7 @@ export function createAgents(run: number, runId: string): AgentDirectory {
       registerHandlers(runId, opened.key, spec.tools as Record<string, unknown> | undefined);
       const existing = open.get(opened.key);
       if (existing) return existing;
-      const agent = new Agent(run, opened.key, opened.launcher);
+      const agent = new Agent(run, opened.key, opened.launcher, runId);
       open.set(opened.key, agent);
       return agent;
     },

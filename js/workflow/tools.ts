@@ -48,6 +48,14 @@ export function registerHandlers(run: string, agent: string, tools: Record<strin
   }
 }
 
+/** Gives a fork its parent's handlers (a fork without tools of its own has the parent's). */
+export function copyHandlers(run: string, from: string, to: string): void {
+  const prefix = handlerKey(run, from, "");
+  for (const [key, handler] of [...handlers]) {
+    if (key.startsWith(prefix)) handlers.set(handlerKey(run, to, key.slice(prefix.length)), handler);
+  }
+}
+
 onRequest("tool.call", async ({ run, agent, tool, call, input }: { run: string; agent: string; tool: string; call: string; input: unknown }) => {
   const handler = handlers.get(handlerKey(run, agent, tool));
   if (!handler) throw new Error(`the workflow has no handler for tool ${tool}`);

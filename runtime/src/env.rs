@@ -10,6 +10,9 @@ pub const AWF_AGENT: &str = "AWF_AGENT";
 pub const AWF_TURN_NUMBER: &str = "AWF_TURN_NUMBER";
 /// Set for an agent's process: an id stable across the agent's turns, for its own state.
 pub const AWF_SESSION: &str = "AWF_SESSION";
+/// Set for a forked `command` agent's process: the `AWF_SESSION` of the agent it was forked
+/// from, whose state it may copy to start from.
+pub const AWF_FORKED_FROM: &str = "AWF_FORKED_FROM";
 /// Set for an agent's process: `1` when the turn is a check-in (the previous run of the turn
 /// ended without an answer), else `0`.
 pub const AWF_CHECK_IN: &str = "AWF_CHECK_IN";

@@ -231,12 +231,23 @@ pub fn run_live(
     fake: &FakeModel,
     input: &Value,
 ) -> crate::util::Ran {
+    run_fixture(project, "live.ts", cli, fake, input)
+}
+
+/// `run_live` of another workflow of the fixture folder.
+pub fn run_fixture(
+    project: &TempProject,
+    file: &str,
+    cli: Cli,
+    fake: &FakeModel,
+    input: &Value,
+) -> crate::util::Ran {
     let bin = installed(cli);
     let state = project.path().join("state");
     let home = project.path().join("home");
     fs::create_dir_all(&home).unwrap();
     fs::create_dir_all(&state).unwrap();
-    let mut awf = project.awf(&["run", "live.ts", "--timeout", "4m", "--"]);
+    let mut awf = project.awf(&["run", file, "--timeout", "4m", "--"]);
     awf.arg(input.to_string()).bound(LIVE_BOUND);
     let path = format!(
         "{}:{}",
@@ -297,7 +308,7 @@ pub fn environment(cli: Cli, port: u16, state: &Path) -> Vec<(String, String)> {
             let models = json!({"providers": {"fake": {
                 "baseUrl": format!("{url}/v1"), "api": "openai-completions", "apiKey": "FAKE_KEY",
                 "compat": {"supportsDeveloperRole": false, "supportsReasoningEffort": false},
-                "models": [{"id": "fake-model"}]}}});
+                "models": [{"id": "fake-model"}, {"id": "fake-model-2"}]}}});
             fs::write(Path::new(&dir).join("models.json"), models.to_string()).unwrap();
             vec![
                 ("PI_CODING_AGENT_DIR", dir),

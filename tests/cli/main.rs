@@ -35,6 +35,8 @@ mod docs;
 // Agents and turns with the command runtime: outcomes, check-ins, deadlines, process groups,
 // queueing, concurrency, reopen and close, Ctrl-C, the variables agents get.
 mod agents;
+// agent.fork, compact and set with command agents.
+mod forks;
 // The channel against a real run: bad answers, malformed requests, silent and many connections.
 mod channel;
 // Workflow tools: the spec's example, teaching, refusals, failures, budgets, joins, records.
@@ -64,6 +66,8 @@ mod live_view;
 // The five agent CLIs as agents, live against the fake model: tool calls, refusals, typed
 // answers, resumed sessions, usage; codex's impatience; refused keys; lost sessions; doctor.
 mod agent_clis;
+// Forks, compaction and settings with real agent CLIs against the fake model.
+mod agent_cli_forks;
 // What awf guarantees when things go wrong: no orphan (kill -9, setsid), authority of the
 // socket, caps under abuse, private records, withheld credentials, durations at the edge.
 mod reliability;

@@ -176,3 +176,15 @@ fn every_test_of_the_scripted_messages_passes() {
         ran.stdout
     );
 }
+
+/// Forks, compactions and settings under `awf test`: tests/fixtures/testing-forks.
+#[test]
+fn forks_compactions_and_settings_can_be_scripted() {
+    let ran = AwfCommand::new(awf_bin())
+        .args(&["test", "tests/fixtures/testing-forks"])
+        .current_dir(&workspace())
+        .run();
+    ran.assert_success();
+    let last = ran.stdout.trim_end().lines().last().unwrap_or_default();
+    assert_eq!(last, "7 passed, 0 failed", "{}", ran.stdout);
+}

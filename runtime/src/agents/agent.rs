@@ -36,7 +36,8 @@ pub struct Agent {
     /// Fixed at open: a reopen must give the same names, descriptions and schemas.
     pub tools: ToolSet,
     pub(super) spec: AgentSpec,
-    pub harness: Arc<dyn Harness>,
+    /// Replaced by `agent.set` (the same session with other settings).
+    harness: Mutex<Arc<dyn Harness>>,
     pub cwd: PathBuf,
     pub launcher: PathBuf,
     /// `AWF_SESSION`: stable across the agent's turns.
@@ -95,7 +96,7 @@ impl Agent {
             key: spec.key.clone(),
             tools: spec.tools.clone().unwrap_or_default(),
             spec,
-            harness,
+            harness: Mutex::new(harness),
             cwd,
             launcher,
             session_name,
@@ -111,6 +112,23 @@ impl Agent {
 
     pub fn link(&self) -> &Arc<RunLink> {
         &self.link
+    }
+
+    /// The agent's harness, with the settings its later turns run with.
+    pub fn harness(&self) -> Arc<dyn Harness> {
+        self.harness
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    pub(super) fn replace_harness(&self, harness: Arc<dyn Harness>) {
+        *self.harness.lock().unwrap_or_else(|e| e.into_inner()) = harness;
+    }
+
+    /// How many turns the agent has begun.
+    pub fn turns_taken(&self) -> u32 {
+        self.state().turns_taken
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, AgentState> {

@@ -122,7 +122,7 @@ async fn run_in_span(agent: Arc<Agent>, mut request: MessageTurnRequest) -> Mess
     let mut native = agent.native.lock().await;
     let recorder = AttemptRecorder::new(&agent, &request.id, 1);
     let report = agent
-        .harness
+        .harness()
         .run(Attempt {
             agent: &agent.key,
             turn: &request.id,

@@ -10,6 +10,8 @@
 //! - `queue.rs`: one operation at a time per agent, in call order.
 //! - `sending.rs`: `wfa send`, a message from the agent to the workflow.
 //! - `message_turn.rs`: `agent.send`, a message turn that wakes the agent.
+//! - `fork.rs`: `agent.fork`, a new agent on a copy of the parent's session.
+//! - `compaction.rs`: `agent.compact` and `agent.set`, which queue like turns.
 //! - `prompt.rs`, `answer.rs`, `outcome.rs`: what the agent reads, how an answer is read, how a
 //!   turn ends.
 //!
@@ -20,6 +22,8 @@ mod agent;
 mod answer;
 pub mod cancel;
 mod channel;
+pub mod compaction;
+pub mod fork;
 pub mod message_turn;
 pub mod outcome;
 mod problem;
@@ -34,4 +38,4 @@ pub use agent::Agent;
 pub use outcome::Outcome;
 pub use problem::{EnvProblem, OpenError};
 pub use registry::{Agents, InFlight, RunLink};
-pub use spec::AgentSpec;
+pub use spec::{valid_key, AgentSpec};

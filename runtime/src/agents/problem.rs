@@ -53,6 +53,8 @@ pub enum OpenError {
     },
     #[error(transparent)]
     Wfa(#[from] WfaNotFound),
+    #[error("agent.fork({{ key }}): an agent \"{0}\" is already open in this run")]
+    ForkKeyTaken(String),
 }
 
 impl Hint for OpenError {
@@ -60,6 +62,9 @@ impl Hint for OpenError {
         match self {
             OpenError::Runtime { source, .. } => source.hint(),
             OpenError::Wfa(missing) => missing.hint(),
+            OpenError::ForkKeyTaken(_) => {
+                Some("give the fork a key of its own, e.g. \"<parent>:fork-1\"".into())
+            }
             _ => None,
         }
     }

@@ -20,7 +20,7 @@ use crate::channel::server::AgentSocket;
 use crate::channel::{launcher, ControlDir, RunMarker};
 use crate::harness::keeper::Supervision;
 use crate::harness::registry::{OpenContext, ScriptHost};
-use crate::harness::{self, RuntimeOverrides, Usage};
+use crate::harness::{self, Harness, RuntimeOverrides, Usage};
 use crate::js::JsRequester;
 use crate::records::run_files::PriorSession;
 use crate::records::{Event, RunDir};
@@ -143,6 +143,32 @@ impl Agents {
             key: spec.key.clone(),
             source,
         })?;
+        self.create_with(spec, cwd, harness)
+    }
+
+    /// Opens a fork (agents/fork.rs): a new agent under a key not open yet, with the harness
+    /// the parent's fork gave and the parent's cwd.
+    pub(super) fn open_fork(
+        &self,
+        spec: AgentSpec,
+        cwd: PathBuf,
+        harness: Arc<dyn Harness>,
+    ) -> Result<Arc<Agent>, OpenError> {
+        let mut by_key = self.by_key.lock().unwrap_or_else(|e| e.into_inner());
+        if by_key.contains_key(&spec.key) {
+            return Err(OpenError::ForkKeyTaken(spec.key));
+        }
+        let agent = self.create_with(spec, cwd, harness)?;
+        by_key.insert(agent.key.clone(), agent.clone());
+        Ok(agent)
+    }
+
+    fn create_with(
+        &self,
+        spec: AgentSpec,
+        cwd: PathBuf,
+        harness: Arc<dyn Harness>,
+    ) -> Result<Arc<Agent>, OpenError> {
         let (control, supervision) = self
             .control
             .get_or_init(|| {
@@ -182,7 +208,7 @@ impl Agents {
         agent.listen(socket);
         agent.record(&Event::AgentOpened {
             agent: agent.key.clone(),
-            runtime: agent.harness.describe(),
+            runtime: agent.harness().describe(),
             cwd: agent.cwd.display().to_string(),
             launcher: agent.launcher.display().to_string(),
             tools: agent.tools.names(),
@@ -198,7 +224,8 @@ impl Agents {
         let Some(prior) = self.link.resume.get(&agent.key) else {
             return;
         };
-        if prior.harness != agent.harness.name() || !agent.harness.capabilities().resume.given() {
+        let harness = agent.harness();
+        if prior.harness != harness.name() || !harness.capabilities().resume.given() {
             return;
         }
         if let Ok(mut native) = agent.native.try_lock() {

@@ -151,7 +151,7 @@ fn valid_env_pattern(pattern: &str) -> bool {
     !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
-fn valid_key(key: &str) -> bool {
+pub fn valid_key(key: &str) -> bool {
     !key.is_empty()
         && key.len() <= 64
         && key

@@ -111,7 +111,8 @@ async fn run_in_span(agent: Arc<Agent>, mut request: TurnRequest) -> Outcome {
         let recorder = AttemptRecorder::new(&agent, &request.id, attempt);
         let (attempt_cancelled, forward) =
             cancel::merged(agent.link.cancelled.clone(), turn_cancel.clone());
-        let run = agent.harness.run(Attempt {
+        let harness = agent.harness();
+        let run = harness.run(Attempt {
             agent: &agent.key,
             turn: &request.id,
             n,
@@ -230,7 +231,7 @@ impl TurnSink for AttemptRecorder<'_> {
                 Event::AgentSession {
                     agent,
                     turn,
-                    harness: self.agent.harness.name().to_string(),
+                    harness: self.agent.harness().name().to_string(),
                     session: id.clone(),
                 }
             }

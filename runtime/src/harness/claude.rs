@@ -26,15 +26,16 @@ use serde_json::{json, Value};
 
 use super::cli::{self, count, json_line, text, CliConfig, CliInfo, Readiness};
 use super::{
-    Can, Capabilities, Effort, Harness, HarnessEvent, Launch, LaunchError, LineMemory,
-    ProcessHarness, Stream, Tokens, TurnLaunch, UsageBasis,
+    BoxFuture, Can, Capabilities, Compacted, Effort, Forked, Harness, HarnessEvent, Launch,
+    LaunchError, LineMemory, OpEnd, ProcessHarness, RuntimeError, SessionOp, Settings, Stream,
+    Tokens, TurnLaunch, UsageBasis,
 };
 
 static CAPABILITIES: Capabilities = Capabilities {
     resume: Can::Yes("claude -p --resume <session id>; awf chooses the id with --session-id"),
-    fork: Can::No("not built in awf yet (claude forks with --resume <id> --fork-session)"),
-    compact: Can::No("not built in awf yet (claude compacts with /compact on a resumed session)"),
-    set: Can::No("not built in awf yet (a resumed run can take another --model or --effort)"),
+    fork: Can::Yes("claude -p --resume <id> --fork-session --session-id <new id>, given /cost: no model call"),
+    compact: Can::Yes("/compact <focus> on a resumed claude -p; the summary is the row after its compact boundary"),
+    set: Can::Yes("the next claude -p --resume runs with the new --model or --effort"),
     effort: Effort::Levels(&["low", "medium", "high", "xhigh", "max"]),
     usage: Can::Yes("result.usage for each run; total_cost_usd, the session's running cost"),
     shell_limit: "120 s by default, up to 600 s with the Bash tool's timeout",
@@ -102,6 +103,18 @@ impl ProcessHarness for Claude {
         json_line(line)
             .map(|event| read_event(&event, memory))
             .unwrap_or_default()
+    }
+
+    fn reconfigure(&self, settings: &Settings) -> Result<Arc<dyn Harness>, RuntimeError> {
+        cli::reconfigure(&INFO, &self.config, settings)
+    }
+
+    fn fork<'a>(&'a self, op: SessionOp<'a>) -> BoxFuture<'a, OpEnd<Forked>> {
+        Box::pin(super::claude_session::fork(&self.config, op))
+    }
+
+    fn compact<'a>(&'a self, op: SessionOp<'a>, focus: &'a str) -> BoxFuture<'a, OpEnd<Compacted>> {
+        Box::pin(super::claude_session::compact(&self.config, op, focus))
     }
 }
 

@@ -7,7 +7,9 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use super::{Capabilities, Harness, Launch, LaunchError, TurnLaunch};
+use super::{
+    Capabilities, Effort, Harness, Launch, LaunchError, RuntimeError, Settings, TurnLaunch,
+};
 
 /// What an agent spec chose for an agent CLI.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,6 +39,7 @@ impl CliConfig {
             env,
             env_remove: Vec::new(),
             stdin,
+            hold_stdin: false,
         }
     }
 
@@ -81,6 +84,42 @@ impl CliInfo {
     pub fn install_hint(&self) -> String {
         format!("npm install -g {}@{}", self.package, self.tested)
     }
+}
+
+/// Whether `level` is an effort level of the CLI (at open, and for `agent.set`).
+pub fn check_effort(info: &CliInfo, level: &str) -> Result<(), RuntimeError> {
+    match info.capabilities.effort {
+        Effort::Levels(levels) if !levels.contains(&level) => Err(RuntimeError::NotAnEffortLevel {
+            cli: info.name,
+            level: level.to_string(),
+            levels,
+        }),
+        Effort::None(why) => Err(RuntimeError::NoEffortLevels {
+            cli: info.name,
+            why,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// The CLI's harness with `settings` over `config`'s, for the agent's later turns (`agent.set`):
+/// the next run of the CLI resumes the same session with the new `--model` or effort.
+pub fn reconfigure(
+    info: &CliInfo,
+    config: &CliConfig,
+    settings: &Settings,
+) -> Result<Arc<dyn Harness>, RuntimeError> {
+    if let Some(level) = &settings.effort {
+        check_effort(info, level)?;
+    }
+    let mut config = config.clone();
+    if let Some(model) = &settings.model {
+        config.model = Some(model.clone());
+    }
+    if let Some(effort) = &settings.effort {
+        config.effort = Some(effort.clone());
+    }
+    Ok((info.open)(config))
 }
 
 /// What `awf doctor` can tell about a CLI's access to a model without calling one.

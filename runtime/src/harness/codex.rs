@@ -24,15 +24,16 @@ use serde_json::Value;
 
 use super::cli::{self, count, json_line, text, CliConfig, CliInfo, Readiness};
 use super::{
-    Can, Capabilities, Effort, Harness, HarnessEvent, Launch, LaunchError, LineMemory,
-    ProcessHarness, Stream, Tokens, TurnLaunch, UsageBasis,
+    BoxFuture, Can, Capabilities, Compacted, Effort, Forked, Harness, HarnessEvent, Launch,
+    LaunchError, LineMemory, OpEnd, ProcessHarness, RuntimeError, SessionOp, Settings, Stream,
+    Tokens, TurnLaunch, UsageBasis,
 };
 
 static CAPABILITIES: Capabilities = Capabilities {
     resume: Can::Yes("codex exec resume <thread id>"),
-    fork: Can::No("not built in awf yet (codex forks a thread through its app-server)"),
-    compact: Can::No("not built in awf yet (codex compacts through its app-server)"),
-    set: Can::No("not built in awf yet (a resumed run can take another model or effort)"),
+    fork: Can::Yes("thread/fork through codex app-server: no model call"),
+    compact: Can::Yes("thread/compact/start through codex app-server, the focus injected first; codex keeps its summary opaque"),
+    set: Can::Yes("the next codex exec resume runs with the new -m or model_reasoning_effort"),
     effort: Effort::Levels(&["minimal", "low", "medium", "high", "xhigh"]),
     usage: Can::Yes("turn.completed.usage, the thread's running total"),
     shell_limit: "10 s, then the command is moved to the background (poll it with write_stdin)",
@@ -105,6 +106,18 @@ impl ProcessHarness for Codex {
         json_line(line)
             .map(|event| read_event(&event))
             .unwrap_or_default()
+    }
+
+    fn reconfigure(&self, settings: &Settings) -> Result<Arc<dyn Harness>, RuntimeError> {
+        cli::reconfigure(&INFO, &self.config, settings)
+    }
+
+    fn fork<'a>(&'a self, op: SessionOp<'a>) -> BoxFuture<'a, OpEnd<Forked>> {
+        Box::pin(super::codex_session::fork(&self.config, op))
+    }
+
+    fn compact<'a>(&'a self, op: SessionOp<'a>, focus: &'a str) -> BoxFuture<'a, OpEnd<Compacted>> {
+        Box::pin(super::codex_session::compact(&self.config, op, focus))
     }
 }
 

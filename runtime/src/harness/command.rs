@@ -5,16 +5,18 @@
 //! `AWF_TURN`, `AWF_AGENT`, `AWF_TURN_NUMBER`, `AWF_SESSION` (stable for the agent), and
 //! `AWF_CHECK_IN=1` on a check-in. It answers by running `$AWF_WFA result $AWF_TURN ...`, as
 //! the prompt says. Its output is kept for the records, not read: an executable has no event
-//! stream.
+//! stream. A fork of a command agent is a new agent with a new `AWF_SESSION` and
+//! `AWF_FORKED_FROM` = the parent's `AWF_SESSION`: the executable copies its own state.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde_json::{json, Value};
 
 use super::{
-    Can, Capabilities, Effort, HarnessEvent, Launch, LaunchError, LineMemory, ProcessHarness,
-    ProgramError, Stream, TurnLaunch,
+    BoxFuture, Can, Capabilities, Effort, Forked, HarnessEvent, Launch, LaunchError, LineMemory,
+    OpEnd, ProcessHarness, ProgramError, SessionOp, Stream, TurnLaunch,
 };
 
 /// An executable and its arguments, found when the agent opened.
@@ -22,13 +24,15 @@ use super::{
 pub struct Command {
     pub program: PathBuf,
     pub args: Vec<String>,
+    /// A fork's parent's `AWF_SESSION`, given as `AWF_FORKED_FROM`.
+    pub forked_from: Option<String>,
 }
 
-static CAPABILITIES: Capabilities = Capabilities {
+pub(super) static CAPABILITIES: Capabilities = Capabilities {
     resume: Can::No(
         "an executable keeps its own state; AWF_SESSION names the agent's session for it",
     ),
-    fork: Can::No("an executable has no session awf can copy"),
+    fork: Can::Yes("a new agent with its own AWF_SESSION, and AWF_FORKED_FROM naming the parent's: the executable copies its own state"),
     compact: Can::No("an executable has no context awf can compact"),
     set: Can::No("an executable has no model or effort awf can switch"),
     effort: Effort::None(
@@ -44,7 +48,11 @@ impl ProcessHarness for Command {
     }
 
     fn describe(&self) -> Value {
-        json!({ "kind": "command", "program": self.program.display().to_string(), "args": self.args })
+        let mut described = json!({ "kind": "command", "program": self.program.display().to_string(), "args": self.args });
+        if let Some(parent) = &self.forked_from {
+            described["forkedFrom"] = json!(parent);
+        }
+        described
     }
 
     fn capabilities(&self) -> &'static Capabilities {
@@ -56,9 +64,27 @@ impl ProcessHarness for Command {
             program: self.program.clone(),
             args: self.args.clone(),
             cwd: turn.cwd.to_path_buf(),
-            env: Vec::new(),
+            env: self
+                .forked_from
+                .iter()
+                .map(|parent| (crate::env::AWF_FORKED_FROM.to_string(), parent.clone()))
+                .collect(),
             env_remove: Vec::new(),
             stdin: Some(turn.prompt.to_string()),
+            hold_stdin: false,
+        })
+    }
+
+    fn fork<'a>(&'a self, op: SessionOp<'a>) -> BoxFuture<'a, OpEnd<Forked>> {
+        let harness = Command {
+            forked_from: Some(op.session_name.to_string()),
+            ..self.clone()
+        };
+        Box::pin(async move {
+            OpEnd::Done(Forked {
+                harness: Arc::new(harness),
+                session: None,
+            })
         })
     }
 
@@ -109,6 +135,7 @@ mod tests {
         let command = Command {
             program: "/bin/agent".into(),
             args: vec!["--fast".into()],
+            forked_from: None,
         };
         let launch = command.launch(&test_turn(None)).unwrap();
         assert_eq!(launch.program, PathBuf::from("/bin/agent"));

@@ -196,6 +196,7 @@ mod tests {
             env: vec![("ANTHROPIC_MODEL".into(), "harness".into())],
             env_remove: vec![],
             stdin: None,
+            hold_stdin: false,
         };
         let turn = TurnVars {
             launcher: Path::new("/tmp/awf-x/a1/wfa"),

@@ -26,14 +26,16 @@ use serde_json::Value;
 use super::cli::{self, count, json_line, text, CliConfig, CliInfo, Readiness};
 use super::{
     Can, Capabilities, Effort, Harness, HarnessEvent, Launch, LaunchError, LineMemory,
-    ProcessHarness, Stream, Tokens, TurnLaunch, UsageBasis,
+    ProcessHarness, RuntimeError, Settings, Stream, Tokens, TurnLaunch, UsageBasis,
 };
 
 static CAPABILITIES: Capabilities = Capabilities {
     resume: Can::Yes("gemini --resume <session id>; awf chooses the id with --session-id"),
-    fork: Can::No("gemini has no headless fork"),
-    compact: Can::No("not built in awf yet (gemini compresses its context with /compress)"),
-    set: Can::No("not built in awf yet (a resumed run can take another -m)"),
+    fork: Can::No("gemini cannot copy a session headless: --resume continues the same one"),
+    compact: Can::No(
+        "gemini compresses its context only in its interactive session (/compress), not headless",
+    ),
+    set: Can::Yes("the next gemini --resume runs with the new -m (gemini takes no effort level)"),
     effort: Effort::None(
         "gemini takes no effort flag; set thinking in its settings.json (modelConfigs)",
     ),
@@ -102,6 +104,10 @@ impl ProcessHarness for Gemini {
         json_line(line)
             .map(|event| read_event(&event, memory))
             .unwrap_or_default()
+    }
+
+    fn reconfigure(&self, settings: &Settings) -> Result<Arc<dyn Harness>, RuntimeError> {
+        cli::reconfigure(&INFO, &self.config, settings)
     }
 }
 

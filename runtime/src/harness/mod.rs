@@ -8,27 +8,34 @@
 //! how a turn becomes a `Launch`, how each line of its output becomes `HarnessEvent`s, how its
 //! end maps to an `AttemptEnd`; `attempt.rs` runs that loop for all of them and `process.rs`
 //! starts and stops the processes. `registry.rs` reads an agent's `runtime` spec and maps names
-//! to harnesses; what each CLI reports of its tokens is folded by `crate::usage`.
+//! to harnesses; what each CLI reports of its tokens is folded by `crate::usage`. Besides turns,
+//! a harness may fork, compact and change the settings of its session (`session.rs`; each CLI's
+//! own way in its `*_session.rs`), as its `Capabilities` say.
 
 pub mod attempt;
 pub mod claude;
+mod claude_session;
 pub mod cli;
 pub mod codex;
+mod codex_session;
 pub mod command;
 pub mod environment;
 pub mod gemini;
 pub mod keeper;
 pub mod opencode;
 pub mod pi;
+mod pi_session;
 pub mod problem;
 pub mod process;
 pub mod registry;
 pub mod scripted;
+pub mod session;
 pub mod survey;
 
 use std::future::Future;
 use std::path::Path;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::Value;
@@ -38,6 +45,7 @@ pub use crate::usage::{Tokens, Usage, UsageBasis};
 pub use problem::{LaunchError, ProgramError, RuntimeError};
 pub use process::{Captured, Launch, Stream};
 pub use registry::{resolve, RuntimeOverrides};
+pub use session::{Compacted, Forked, OpEnd, SessionOp, Settings};
 
 use crate::schema::Schema;
 
@@ -54,6 +62,38 @@ pub trait Harness: Send + Sync {
     fn capabilities(&self) -> &'static Capabilities;
     /// Runs one attempt of a turn to its end.
     fn run<'a>(&'a self, attempt: Attempt<'a>) -> BoxFuture<'a, AttemptReport>;
+    /// A copy of the agent's session for a new agent (`Capabilities::fork`).
+    fn fork<'a>(&'a self, op: SessionOp<'a>) -> BoxFuture<'a, OpEnd<Forked>> {
+        let _ = op;
+        cannot(self.capabilities().fork)
+    }
+    /// The harness's own compaction of the session, with `focus` (`Capabilities::compact`).
+    fn compact<'a>(&'a self, op: SessionOp<'a>, focus: &'a str) -> BoxFuture<'a, OpEnd<Compacted>> {
+        let _ = (op, focus);
+        cannot(self.capabilities().compact)
+    }
+    /// This agent's harness with other settings for the later turns of the same session
+    /// (`Capabilities::set`); a setting it cannot take is refused as at open.
+    fn reconfigure(&self, settings: &Settings) -> Result<Arc<dyn Harness>, RuntimeError> {
+        let _ = settings;
+        Err(cannot_set(self.name(), self.capabilities()))
+    }
+}
+
+/// The end of an operation the runtime cannot do, with its reason.
+fn cannot<'a, T: Send + 'a>(can: Can) -> BoxFuture<'a, OpEnd<T>> {
+    let why = match can {
+        Can::Yes(how) => how,
+        Can::No(why) => why,
+    };
+    Box::pin(async move { OpEnd::Failed(why.to_string()) })
+}
+
+fn cannot_set(harness: &'static str, capabilities: &Capabilities) -> RuntimeError {
+    RuntimeError::CannotSet {
+        harness,
+        why: capabilities.set_reason(),
+    }
 }
 
 /// A runtime that runs one process per attempt: the five agent CLIs and `command`.
@@ -73,6 +113,24 @@ pub trait ProcessHarness: Send + Sync {
     fn ended(&self, exit: &ProcessExit<'_>) -> AttemptEnd {
         attempt::default_end(exit)
     }
+    /// As `Harness::fork`; the default cannot.
+    fn fork<'a>(&'a self, op: SessionOp<'a>) -> BoxFuture<'a, OpEnd<Forked>> {
+        let _ = op;
+        cannot(ProcessHarness::capabilities(self).fork)
+    }
+    /// As `Harness::compact`; the default cannot.
+    fn compact<'a>(&'a self, op: SessionOp<'a>, focus: &'a str) -> BoxFuture<'a, OpEnd<Compacted>> {
+        let _ = (op, focus);
+        cannot(ProcessHarness::capabilities(self).compact)
+    }
+    /// As `Harness::reconfigure`; the default cannot.
+    fn reconfigure(&self, settings: &Settings) -> Result<Arc<dyn Harness>, RuntimeError> {
+        let _ = settings;
+        Err(cannot_set(
+            ProcessHarness::name(self),
+            ProcessHarness::capabilities(self),
+        ))
+    }
 }
 
 impl<T: ProcessHarness> Harness for T {
@@ -90,6 +148,18 @@ impl<T: ProcessHarness> Harness for T {
 
     fn run<'a>(&'a self, attempt: Attempt<'a>) -> BoxFuture<'a, AttemptReport> {
         Box::pin(attempt::run(self, attempt))
+    }
+
+    fn fork<'a>(&'a self, op: SessionOp<'a>) -> BoxFuture<'a, OpEnd<Forked>> {
+        ProcessHarness::fork(self, op)
+    }
+
+    fn compact<'a>(&'a self, op: SessionOp<'a>, focus: &'a str) -> BoxFuture<'a, OpEnd<Compacted>> {
+        ProcessHarness::compact(self, op, focus)
+    }
+
+    fn reconfigure(&self, settings: &Settings) -> Result<Arc<dyn Harness>, RuntimeError> {
+        ProcessHarness::reconfigure(self, settings)
     }
 }
 
@@ -294,6 +364,13 @@ pub enum Effort {
 }
 
 impl Capabilities {
+    /// Why the runtime cannot change its settings (or how it does).
+    pub fn set_reason(&self) -> &'static str {
+        match self.set {
+            Can::Yes(how) | Can::No(how) => how,
+        }
+    }
+
     pub fn to_json(&self) -> Value {
         let effort = match self.effort {
             Effort::Levels(levels) => serde_json::json!({ "given": true, "levels": levels }),

@@ -18,14 +18,14 @@ use serde_json::{json, Map, Value};
 use super::cli::{self, count, json_line, text, CliConfig, CliInfo, Readiness};
 use super::{
     Can, Capabilities, Effort, Harness, HarnessEvent, Launch, LaunchError, LineMemory,
-    ProcessHarness, Stream, Tokens, TurnLaunch, UsageBasis,
+    ProcessHarness, RuntimeError, Settings, Stream, Tokens, TurnLaunch, UsageBasis,
 };
 
 static CAPABILITIES: Capabilities = Capabilities {
     resume: Can::Yes("opencode run -s <session id>"),
-    fork: Can::No("not built in awf yet (opencode run --fork)"),
-    compact: Can::No("not built in awf yet (opencode compacts a session with /compact)"),
-    set: Can::No("not built in awf yet (a resumed run can take another -m or --variant)"),
+    fork: Can::No("opencode forks a session only as it runs a message (run --session <id> --fork); awf does not fork opencode agents yet"),
+    compact: Can::No("opencode compacts a session only in its TUI (/compact), not headless"),
+    set: Can::Yes("the next opencode run --session runs with the new -m"),
     effort: Effort::AnyName(
         "passed as --variant; what it means is the provider's (high, max, minimal, ...)",
     ),
@@ -91,6 +91,10 @@ impl ProcessHarness for Opencode {
         json_line(line)
             .map(|event| read_event(&event))
             .unwrap_or_default()
+    }
+
+    fn reconfigure(&self, settings: &Settings) -> Result<Arc<dyn Harness>, RuntimeError> {
+        cli::reconfigure(&INFO, &self.config, settings)
     }
 }
 

@@ -19,15 +19,16 @@ use serde_json::Value;
 use super::attempt::default_end;
 use super::cli::{self, count, json_line, text, CliConfig, CliInfo, Readiness};
 use super::{
-    AttemptEnd, Can, Capabilities, Effort, Harness, HarnessEvent, Launch, LaunchError, LineMemory,
-    ProcessExit, ProcessHarness, Stream, Tokens, TurnLaunch, UsageBasis,
+    AttemptEnd, BoxFuture, Can, Capabilities, Compacted, Effort, Forked, Harness, HarnessEvent,
+    Launch, LaunchError, LineMemory, OpEnd, ProcessExit, ProcessHarness, RuntimeError, SessionOp,
+    Settings, Stream, Tokens, TurnLaunch, UsageBasis,
 };
 
 static CAPABILITIES: Capabilities = Capabilities {
     resume: Can::Yes("pi --session <session id>"),
-    fork: Can::No("not built in awf yet (pi forks with --fork <session>)"),
-    compact: Can::No("not built in awf yet (pi compacts through --mode rpc)"),
-    set: Can::No("not built in awf yet (a resumed run can take another --model or --thinking)"),
+    fork: Can::Yes("pi --mode rpc --fork <session>: no model call"),
+    compact: Can::Yes("pi --mode rpc compact with the focus as its instructions; pi compacts only what is older than its last ~20k tokens"),
+    set: Can::Yes("the next pi --session run takes the new --model or --thinking"),
     effort: Effort::Levels(&["off", "minimal", "low", "medium", "high", "xhigh"]),
     usage: Can::Yes("message_end.message.usage and cost, for each model request"),
     shell_limit: "no limit unless the model sets one",
@@ -98,6 +99,18 @@ impl ProcessHarness for Pi {
             }
             _ => default_end(exit),
         }
+    }
+
+    fn reconfigure(&self, settings: &Settings) -> Result<Arc<dyn Harness>, RuntimeError> {
+        cli::reconfigure(&INFO, &self.config, settings)
+    }
+
+    fn fork<'a>(&'a self, op: SessionOp<'a>) -> BoxFuture<'a, OpEnd<Forked>> {
+        Box::pin(super::pi_session::fork(&self.config, op))
+    }
+
+    fn compact<'a>(&'a self, op: SessionOp<'a>, focus: &'a str) -> BoxFuture<'a, OpEnd<Compacted>> {
+        Box::pin(super::pi_session::compact(&self.config, op, focus))
     }
 }
 

@@ -53,6 +53,11 @@ pub enum RuntimeError {
     },
     #[error(transparent)]
     Program(#[from] ProgramError),
+    #[error("the {harness} runtime cannot change its settings: {why}")]
+    CannotSet {
+        harness: &'static str,
+        why: &'static str,
+    },
 }
 
 impl Hint for RuntimeError {
@@ -65,6 +70,10 @@ impl Hint for RuntimeError {
                 "install the version awf is tested with: `{install}`; or run this workflow with `--runtime {cli}=<command>`"
             )),
             RuntimeError::Program(e) => e.hint(),
+            RuntimeError::CannotSet { .. } => Some(
+                "open another agent with the runtime you want (its own key), and give it the work"
+                    .into(),
+            ),
             _ => None,
         }
     }

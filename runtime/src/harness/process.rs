@@ -55,6 +55,9 @@ pub struct Launch {
     /// Written to stdin, which is then closed; `None`: stdin is /dev/null (a CLI given a pipe
     /// may wait for it to close, or for data that never comes).
     pub stdin: Option<String>,
+    /// Keep stdin open after writing it, until the process is stopped: for a CLI that reads
+    /// requests in a loop and ends at stdin's end (an RPC mode).
+    pub hold_stdin: bool,
 }
 
 /// Which output stream a line came from.
@@ -122,6 +125,8 @@ pub struct AgentProcess {
     kept: Kept,
     stdout: JoinHandle<Captured>,
     stderr: JoinHandle<Captured>,
+    /// Dropped when the process is stopped: a held stdin closes then.
+    stdin_held: Option<tokio::sync::oneshot::Sender<()>>,
 }
 
 /// How a process ended, with its output.
@@ -149,10 +154,18 @@ impl AgentProcess {
             lines.clone(),
         ));
         let stderr = tokio::spawn(pump(kept.child.stderr.take(), Stream::Stderr, lines));
+        let mut stdin_held = None;
         if let (Some(mut stdin), Some(prompt)) = (kept.child.stdin.take(), launch.stdin.clone()) {
+            let (held, released) = tokio::sync::oneshot::channel::<()>();
+            if launch.hold_stdin {
+                stdin_held = Some(held);
+            }
             // The agent may never read its prompt; writing must not hold the turn up.
             tokio::spawn(async move {
                 let _ = stdin.write_all(prompt.as_bytes()).await;
+                let _ = stdin.flush().await;
+                // Resolves at once unless stdin is held (its sender then lives in the process).
+                let _ = released.await;
                 let _ = stdin.shutdown().await;
             });
         }
@@ -160,6 +173,7 @@ impl AgentProcess {
             kept,
             stdout,
             stderr,
+            stdin_held,
         })
     }
 
@@ -176,6 +190,7 @@ impl AgentProcess {
     /// Kills everything of the agent (SIGTERM, then SIGKILL after the grace) and collects the
     /// output.
     pub async fn stop(mut self, status: Option<ExitStatus>) -> Ended {
+        drop(self.stdin_held.take());
         self.kept.stop().await;
         let status = status.or(self.kept.exit_status());
         track(self.kept.agent, false);

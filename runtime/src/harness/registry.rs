@@ -18,7 +18,7 @@ use serde_json::{Map, Value};
 use super::cli::{CliConfig, CliInfo};
 use super::command::{self, Command};
 use super::scripted::Scripted;
-use super::{claude, codex, gemini, opencode, pi, Effort, Harness, RuntimeError};
+use super::{claude, codex, gemini, opencode, pi, Harness, RuntimeError};
 use crate::js::JsRequester;
 
 /// The agent CLIs awf drives, by runtime name.
@@ -67,10 +67,16 @@ pub struct ScriptHost<'a> {
 pub fn resolve(spec: &Value, open: &OpenContext<'_>) -> Result<Arc<dyn Harness>, RuntimeError> {
     let chosen = read(spec, open.overrides)?;
     if let Some(script) = &open.scripted {
+        let (capabilities, cli) = match &chosen {
+            Chosen::Command(_) => (&command::CAPABILITIES, None),
+            Chosen::Cli(info, _) => (info.capabilities, Some(*info)),
+        };
         return Ok(Arc::new(Scripted {
             js: script.js.clone(),
             run_id: script.run_id.to_string(),
             declared: spec.clone(),
+            capabilities,
+            cli,
         }));
     }
     match chosen {
@@ -79,6 +85,7 @@ pub fn resolve(spec: &Value, open: &OpenContext<'_>) -> Result<Arc<dyn Harness>,
             Ok(Arc::new(Command {
                 program: command::find_program(program, open.cwd)?,
                 args: args.to_vec(),
+                forked_from: None,
             }))
         }
         Chosen::Cli(info, settings) => Ok((info.open)(CliConfig {
@@ -183,22 +190,7 @@ fn read_settings(info: &CliInfo, map: &Map<String, Value>) -> Result<CliSettings
     let model = word("model")?;
     let effort = word("effort")?;
     if let Some(level) = &effort {
-        match info.capabilities.effort {
-            Effort::Levels(levels) if !levels.contains(&level.as_str()) => {
-                return Err(RuntimeError::NotAnEffortLevel {
-                    cli: info.name,
-                    level: level.clone(),
-                    levels,
-                })
-            }
-            Effort::None(why) => {
-                return Err(RuntimeError::NoEffortLevels {
-                    cli: info.name,
-                    why,
-                })
-            }
-            _ => {}
-        }
+        super::cli::check_effort(info, level)?;
     }
     let args = match map.get("args") {
         None | Some(Value::Null) => Vec::new(),

@@ -6,33 +6,38 @@
 //! meets the same checks as a real one, and then says how its part ended: answered, silent (the
 //! process exited without an answer: a check-in follows), failed, blocked, timed out, or it hangs
 //! until the deadline. At the deadline or on cancellation the script's `turn.signal` aborts.
+//!
+//! A scripted agent can do what its declared runtime can (its `Capabilities`): a fork asks the
+//! test's JS to fork the parent's script state ("script.fork"), a compaction asks for the
+//! test's `compactions` answer ("script.compact"), a change of settings is checked as the
+//! declared CLI would check it and recorded.
 
 use std::pin::pin;
+use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
 use serde_json::{json, Value};
 
 use super::attempt::until_cancelled;
-use super::{Attempt, AttemptEnd, AttemptReport, BoxFuture, Can, Capabilities, Effort, Harness};
+use super::cli::{self, CliInfo};
+use super::{
+    Attempt, AttemptEnd, AttemptReport, BoxFuture, Capabilities, Compacted, Forked, Harness, OpEnd,
+    RuntimeError, SessionOp, Settings,
+};
 use crate::js::{JsFailure, JsRequester};
 use crate::records::time;
 
 /// A test's script in place of an agent; `declared` is the runtime its spec asked for.
+#[derive(Clone)]
 pub struct Scripted {
     pub js: JsRequester,
     pub run_id: String,
     pub declared: Value,
+    /// What the declared runtime can do, which the scripted agent can do too.
+    pub capabilities: &'static Capabilities,
+    /// The declared CLI, whose effort levels `agent.set` is checked against.
+    pub cli: Option<&'static CliInfo>,
 }
-
-static CAPABILITIES: Capabilities = Capabilities {
-    resume: Can::Yes("the script is called for every turn of the agent"),
-    fork: Can::No("not built yet"),
-    compact: Can::No("not built yet"),
-    set: Can::No("not built yet"),
-    effort: Effort::AnyName("a script ignores the effort level"),
-    usage: Can::No("a script uses no tokens"),
-    shell_limit: "none: a script calls tools directly",
-};
 
 impl Harness for Scripted {
     fn name(&self) -> &'static str {
@@ -44,11 +49,89 @@ impl Harness for Scripted {
     }
 
     fn capabilities(&self) -> &'static Capabilities {
-        &CAPABILITIES
+        self.capabilities
     }
 
     fn run<'a>(&'a self, attempt: Attempt<'a>) -> BoxFuture<'a, AttemptReport> {
         Box::pin(async move { AttemptReport::ended(self.play(attempt).await) })
+    }
+
+    fn fork<'a>(&'a self, op: SessionOp<'a>) -> BoxFuture<'a, OpEnd<Forked>> {
+        Box::pin(async move {
+            let payload = json!({ "run": self.run_id, "parent": op.agent, "fork": op.fork });
+            match self.js.request("script.fork", payload).await {
+                Ok(_) => OpEnd::Done(Forked {
+                    harness: Arc::new(self.clone()),
+                    session: None,
+                }),
+                Err(failure) => OpEnd::Failed(failed(failure)),
+            }
+        })
+    }
+
+    fn compact<'a>(&'a self, op: SessionOp<'a>, focus: &'a str) -> BoxFuture<'a, OpEnd<Compacted>> {
+        Box::pin(async move {
+            let payload =
+                json!({ "run": self.run_id, "agent": op.agent, "id": op.id, "focus": focus });
+            let mut cancelled = op.cancelled.clone();
+            let reply = tokio::select! {
+                reply = self.js.request("script.compact", payload) => reply,
+                _ = tokio::time::sleep_until(op.deadline.into()) => return OpEnd::TimedOut,
+                _ = until_cancelled(&mut cancelled) => return OpEnd::Cancelled,
+            };
+            let reply = match reply {
+                Ok(reply) => reply.unwrap_or_default(),
+                Err(failure) => return OpEnd::Failed(failed(failure)),
+            };
+            let reason = reply["reason"]
+                .as_str()
+                .unwrap_or("the scripted compaction failed");
+            match reply["reply"].as_str() {
+                Some("answered") => OpEnd::Done(Compacted {
+                    summary: Some(reply["summary"].as_str().unwrap_or_default().to_string()),
+                    ..Compacted::default()
+                }),
+                Some("timed-out") => OpEnd::TimedOut,
+                _ => OpEnd::Failed(reason.to_string()),
+            }
+        })
+    }
+
+    fn reconfigure(&self, settings: &Settings) -> Result<Arc<dyn Harness>, RuntimeError> {
+        let Some(info) = self.cli else {
+            return Err(RuntimeError::CannotSet {
+                harness: "command",
+                why: self.capabilities.set_reason(),
+            });
+        };
+        if let Some(level) = &settings.effort {
+            cli::check_effort(info, level)?;
+        }
+        let mut declared = match &self.declared {
+            Value::Object(map) => Value::Object(map.clone()),
+            _ => json!({ "harness": info.name }),
+        };
+        if let Some(model) = &settings.model {
+            declared["model"] = json!(model);
+        }
+        if let Some(effort) = &settings.effort {
+            declared["effort"] = json!(effort);
+        }
+        Ok(Arc::new(Scripted {
+            declared,
+            ..self.clone()
+        }))
+    }
+}
+
+/// Why a request to the test's JS failed.
+fn failed(failure: JsFailure) -> String {
+    match failure {
+        JsFailure::Threw(error) => format!("the test's script failed: {}", error.headline()),
+        JsFailure::NotJson(why) => {
+            format!("the test's script replied with something that is not JSON: {why}")
+        }
+        JsFailure::HostGone => "the test ended".into(),
     }
 }
 

@@ -237,6 +237,52 @@ pub enum Event {
         session: String,
         from_attempt: u32,
     },
+    /// `agent.fork`: `agent` is the new agent, on a copy of `from`'s native session.
+    #[serde(rename_all = "camelCase")]
+    AgentForked {
+        agent: String,
+        from: String,
+        fork: String,
+        harness: String,
+        /// The parent's native session, and the fork's (a command agent has none).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        session: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        fork_session: Option<String>,
+        /// `AWF_SESSION` of the parent and of the fork.
+        from_session_name: String,
+        session_name: String,
+        duration_ms: u64,
+    },
+    /// `agent.compact`: the harness's own compaction, with the author's focus.
+    #[serde(rename_all = "camelCase")]
+    AgentCompacted {
+        agent: String,
+        compaction: String,
+        focus: String,
+        outcome: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        detail: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        summary: Option<String>,
+        /// What the session held before, where the harness says.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        tokens_before: Option<u64>,
+        /// What the compaction's model request used, where the harness says.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        tokens: Option<Tokens>,
+        duration_ms: u64,
+    },
+    /// `agent.set`: later turns run with these settings; `runtime` is what the agent runs now.
+    #[serde(rename_all = "camelCase")]
+    SettingsChanged {
+        agent: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        model: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        effort: Option<String>,
+        runtime: serde_json::Value,
+    },
     /// A stage's work begins (`wf.stage`); `because` says why a recorded stage runs again.
     #[serde(rename_all = "camelCase")]
     StageStarted {
@@ -286,6 +332,9 @@ fn says_what_an_attempt_did(event: &Event) -> bool {
             | Event::RunEnded { .. }
             | Event::AgentOpened { .. }
             | Event::AgentResumed { .. }
+            | Event::AgentForked { .. }
+            | Event::AgentCompacted { .. }
+            | Event::SettingsChanged { .. }
             | Event::TurnStarted { .. }
             | Event::TurnSettled { .. }
             | Event::AgentSession { .. }

@@ -254,6 +254,51 @@ pub fn parts(event: &Value) -> LogLine {
                     .unwrap_or_default()
             ),
         ),
+        "agent-forked" => (
+            agent,
+            format!(
+                "forked from {} ({}{})",
+                text("from"),
+                text("harness"),
+                match (text("session").as_str(), text("forkSession").as_str()) {
+                    ("", "") => format!(
+                        ": AWF_SESSION {} from {}",
+                        text("sessionName"),
+                        text("fromSessionName")
+                    ),
+                    (from, to) => format!(" session {from} → {to}"),
+                }
+            ),
+        ),
+        "agent-compacted" => (
+            format!("{agent} {}", text("compaction")),
+            with_reason(
+                format!(
+                    "compaction {} after {} (focus: {}){}",
+                    text("outcome"),
+                    millis(event),
+                    fold(&event["focus"]),
+                    match event.get("tokensBefore").and_then(Value::as_u64) {
+                        Some(before) =>
+                            format!(", {} tokens before", crate::usage::thousands(before)),
+                        None => String::new(),
+                    }
+                ),
+                event.get("detail"),
+            ),
+        ),
+        "settings-changed" => (
+            agent,
+            format!(
+                "settings changed: {}",
+                [("model", text("model")), ("effort", text("effort"))]
+                    .iter()
+                    .filter(|(_, v)| !v.is_empty())
+                    .map(|(k, v)| format!("{k} {v}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ),
         "turn-started" => (
             format!("{agent} {}", text("turn")),
             format!(

@@ -44,7 +44,8 @@ pub enum Reply {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Decision {
     pub reply: Reply,
-    /// `shell`, `poll`, `same_again`, `text`, `untooled` (a request with no tools) or `miss`.
+    /// `shell`, `poll`, `same_again`, `text`, `untooled` (a request with no tools),
+    /// `compaction` (one asking for a summary, when the script has one) or `miss`.
     pub kind: &'static str,
     pub prompt_index: Option<usize>,
     pub step_index: usize,
@@ -112,6 +113,18 @@ pub fn decide(script: &Script, conversation: &Conversation) -> Decision {
         tool_outputs,
         usage: Usage::default(),
     };
+    let asks_for_summary = conversation
+        .entries
+        .iter()
+        .any(|e| matches!(e, Entry::User(text) if text.to_lowercase().contains("summar")));
+    if let (true, Some(summary)) = (
+        conversation.tools.is_empty() && asks_for_summary,
+        &script.summary,
+    ) {
+        decision.kind = "compaction";
+        decision.reply = Reply::Text(summary.clone());
+        return decision;
+    }
     if conversation.tools.is_empty() {
         decision.kind = "untooled";
         decision.reply = Reply::Text("Fake title".into());
@@ -486,6 +499,16 @@ mod tests {
             tools: vec![],
         };
         assert_eq!(decide(&script(), &conversation).kind, "untooled");
+        let mut summarizing = script();
+        summarizing.summary = Some("The numbers were 1.".into());
+        let asking = Conversation {
+            entries: vec![Entry::User("Write a summary of the conversation.".into())],
+            tools: vec![],
+        };
+        let d = decide(&summarizing, &asking);
+        assert_eq!(d.kind, "compaction");
+        assert_eq!(d.reply, Reply::Text("The numbers were 1.".into()));
+        assert_eq!(decide(&script(), &asking).kind, "untooled");
         conversation.tools = tools(&["bash"]);
         let d = decide(&script(), &conversation);
         assert_eq!((d.kind, d.prompt_index), ("miss", None));

@@ -2,10 +2,13 @@
 //! and per prompt the steps the model takes in order, plus the usage it reports.
 //!
 //! ```json
-//! { "marker": "wfa result",
+//! { "marker": "wfa result", "summary": "The numbers were 1.",
 //!   "prompts": [ { "steps": [ {"shell": "{wfa} result {turn} --ok 'true'"}, {"text": "Done."} ],
 //!                  "usage": {"input": 1200, "cached": 200, "output": 40, "reasoning": 8} } ] }
 //! ```
+//!
+//! `summary`, when given, answers a compaction: a request without tools whose user text asks for
+//! a summary (the CLIs' compaction prompts do); without it such a request gets a title.
 //!
 //! Usage follows the OpenAI convention: `input` includes `cached`, `output` includes
 //! `reasoning`. Each API module converts it to its own shape.
@@ -17,6 +20,8 @@ use serde_json::{Map, Value};
 pub struct Script {
     /// A user message is a prompt when its text contains this (default `wfa result`).
     pub marker: String,
+    /// The reply to a compaction request.
+    pub summary: Option<String>,
     pub prompts: Vec<Prompt>,
 }
 
@@ -69,7 +74,11 @@ impl Script {
     pub fn parse(text: &str) -> Result<Script, String> {
         let value: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
         let top = object(&value, "the script")?;
-        allow_keys(top, &["marker", "prompts"], "the script")?;
+        allow_keys(top, &["marker", "summary", "prompts"], "the script")?;
+        let summary = match top.get("summary") {
+            None => None,
+            Some(s) => Some(s.as_str().ok_or("summary: not a string")?.to_string()),
+        };
         let marker = match top.get("marker") {
             None => "wfa result".to_string(),
             Some(m) => m.as_str().ok_or("marker: not a string")?.to_string(),
@@ -82,7 +91,11 @@ impl Script {
             .enumerate()
             .map(|(i, p)| parse_prompt(p).map_err(|e| format!("prompts[{i}]: {e}")))
             .collect::<Result<_, _>>()?;
-        Ok(Script { marker, prompts })
+        Ok(Script {
+            marker,
+            summary,
+            prompts,
+        })
     }
 }
 
@@ -214,6 +227,9 @@ mod tests {
     fn the_marker_defaults_to_the_result_command() {
         let script = Script::parse(r#"{"prompts": []}"#).unwrap();
         assert_eq!(script.marker, "wfa result");
+        assert_eq!(script.summary, None);
+        let script = Script::parse(r#"{"summary": "S.", "prompts": []}"#).unwrap();
+        assert_eq!(script.summary.as_deref(), Some("S."));
     }
 
     #[test]

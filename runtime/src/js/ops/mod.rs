@@ -16,6 +16,7 @@ pub const OPS: OpGroup = &[
     workflow::agents::OPS,
     workflow::messages::OPS,
     workflow::cancel::OPS,
+    workflow::fork::OPS,
     workflow::stages::OPS,
     test::file_runner::OPS,
     test::snapshot::OPS,

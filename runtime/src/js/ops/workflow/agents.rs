@@ -21,7 +21,7 @@ pub const OPS: &[OpDecl] = &[
     async_op!(agent_close),
 ];
 
-fn run_of(state: &HostState, handle: u64) -> Result<Arc<Run>, OpError> {
+pub(super) fn run_of(state: &HostState, handle: u64) -> Result<Arc<Run>, OpError> {
     state.handle::<Arc<Run>>(handle).ok_or_else(|| {
         OpError::new(
             "run-ended",
@@ -30,7 +30,7 @@ fn run_of(state: &HostState, handle: u64) -> Result<Arc<Run>, OpError> {
     })
 }
 
-fn agent_of(run: &Run, key: &str) -> Result<Arc<Agent>, OpError> {
+pub(super) fn agent_of(run: &Run, key: &str) -> Result<Arc<Agent>, OpError> {
     run.agents.get(key).ok_or_else(|| {
         OpError::new(
             "unknown-agent",
@@ -139,7 +139,7 @@ fn agent_run(
 }
 
 /// `timeout`: `"30s"`, `"20m"`, `"1h"`, `"1500ms"`, or a number of milliseconds.
-fn read_timeout(value: &serde_json::Value) -> Result<Option<Duration>, OpError> {
+pub(super) fn read_timeout(value: &serde_json::Value) -> Result<Option<Duration>, OpError> {
     let invalid =
         |why: String| OpError::new("invalid-turn", format!("agent.run({{ timeout }}): {why}"));
     match value {

@@ -1,0 +1,63 @@
+// An agent's fork, compaction and settings: the JS face of runtime/src/agents/fork.rs and
+// compaction.rs (the checks are in runtime/src/js/ops/workflow/fork.rs).
+//
+// `fork` resolves to the new agent's key and launcher once the harness has copied the session;
+// the fork's tool handlers are its own when its spec gives tools, else its parent's (a handler
+// then sees `call.agent` = the fork's key). `compact` resolves with `{ outcome }` as `run`
+// does, its value the summary (`""` where the harness keeps it opaque). `set` resolves with
+// the agent's model and effort once the change is made. All three queue behind the agent's
+// earlier operations.
+
+import * as ops from "awf:ops";
+import { opAsync } from "../core.ts";
+import { copyHandlers, registerHandlers, toolSpecs } from "./tools.ts";
+
+export interface ForkSpec {
+  /** The fork's key: a new agent of this run. */
+  key: string;
+  /** The fork's own tools; left out, the parent's; `{}`, none. */
+  tools?: Record<string, unknown>;
+  /** Given to the fork with its first turn. */
+  instructions?: string;
+}
+
+export interface CompactSpec {
+  /** What the summary should keep. */
+  prompt: string;
+  /** `"30s"`, `"20m"`, `"1h"`, `"1500ms"` or milliseconds; the run's deadline always bounds it. */
+  timeout?: string | number;
+}
+
+export interface SetSpec {
+  model?: string;
+  effort?: string;
+}
+
+export async function forkOf(run: number, runId: string, parent: string, spec: ForkSpec): Promise<{ key: string; launcher: string }> {
+  if (typeof spec !== "object" || spec === null) {
+    throw new TypeError(`agent "${parent}": fork(spec) takes an object with a key: fork({ key: "${parent}:2" })`);
+  }
+  const tools = toolSpecs(String(spec.key), spec.tools);
+  const request = { run, agent: parent, key: spec.key ?? null, instructions: spec.instructions ?? null, tools: tools ?? null };
+  const forked = (await opAsync(ops.agent_fork(request))) as { key: string; launcher: string };
+  if (spec.tools === undefined) copyHandlers(runId, parent, forked.key);
+  else registerHandlers(runId, forked.key, spec.tools as Record<string, unknown>);
+  return forked;
+}
+
+export async function compactOf<O>(run: number, agent: string, spec: CompactSpec): Promise<{ outcome: O }> {
+  if (typeof spec !== "object" || spec === null) {
+    throw new TypeError(`agent "${agent}": compact(spec) takes an object with a prompt: compact({ prompt: "what to keep" })`);
+  }
+  const request = { run, agent, prompt: spec.prompt ?? null, timeout: spec.timeout ?? null };
+  const outcome = (await opAsync(ops.agent_compact(request))) as O;
+  return { outcome };
+}
+
+export async function setOf(run: number, agent: string, spec: SetSpec): Promise<{ model?: string; effort?: string }> {
+  const changed = (await opAsync(ops.agent_set({ run, agent, settings: spec ?? null }))) as { model?: string | null; effort?: string | null };
+  const settings: { model?: string; effort?: string } = {};
+  if (changed.model) settings.model = changed.model;
+  if (changed.effort) settings.effort = changed.effort;
+  return settings;
+}

@@ -1,0 +1,125 @@
+//! `agent.fork`: a new agent on a copy of its parent's native session, made the harness's own
+//! way (`Harness::fork`), after the parent's earlier operations (it takes a place in the
+//! parent's queue). The fork keeps the parent's runtime settings, cwd and environment; it has
+//! the parent's tools unless its spec gives its own (`tools: {}` gives none); its
+//! `instructions` come with its first turn. What the caller may ask is checked before queueing
+//! (js/ops/workflow/fork.rs); what only the parent's queue can tell (it never had a turn after
+//! all, the harness failed) rejects here.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::queue::Ticket;
+use super::spec::AgentSpec;
+use super::{Agent, Agents};
+use crate::harness::attempt::until_cancelled;
+use crate::harness::{OpEnd, SessionOp};
+use crate::records::Event;
+use crate::tools::ToolSet;
+
+/// How long a fork may take: it makes no model call (reference: agentswf.md §1.4).
+const FORK_BOUND: Duration = Duration::from_secs(60);
+
+/// A fork as asked, with its place in the parent's queue.
+pub struct ForkRequest {
+    pub key: String,
+    pub instructions: Option<String>,
+    /// `None`: the parent's tools.
+    pub tools: Option<ToolSet>,
+    pub ticket: Ticket,
+}
+
+/// Forks `parent` once its earlier operations are done; the new agent, or why not.
+pub async fn fork(
+    agents: &Agents,
+    parent: Arc<Agent>,
+    request: ForkRequest,
+) -> Result<Arc<Agent>, String> {
+    let ForkRequest {
+        key,
+        instructions,
+        tools,
+        mut ticket,
+    } = request;
+    let mut cancelled = parent.link.cancelled.clone();
+    tokio::select! {
+        _ = ticket.served() => {}
+        _ = until_cancelled(&mut cancelled) => {
+            return Err("the run was cancelled before the fork began".into())
+        }
+    }
+    if parent.turns_taken() == 0 {
+        return Err(format!(
+            "agent \"{}\" never had a turn, so it has no session to fork",
+            parent.key
+        ));
+    }
+    let harness = parent.harness();
+    let native = parent.native.lock().await;
+    let id = format!("f{}", &agents.next_turn_id()[1..]);
+    let started = Instant::now();
+    let deadline = (started + FORK_BOUND).min(parent.link.deadline);
+    let ended = harness
+        .fork(SessionOp {
+            agent: &parent.key,
+            fork: Some(&key),
+            id: &id,
+            session: native.id.as_deref(),
+            session_name: &parent.session_name,
+            cwd: &parent.cwd,
+            launcher: &parent.launcher,
+            env: &parent.spec.env,
+            deadline,
+            cancelled: parent.link.cancelled.clone(),
+            supervision: &parent.supervision,
+        })
+        .await;
+    let parent_session = native.id.clone();
+    drop(native);
+    let forked = match ended {
+        OpEnd::Done(forked) => forked,
+        OpEnd::Failed(why) => {
+            return Err(format!(
+                "{} could not fork agent \"{}\": {why}",
+                harness.name(),
+                parent.key
+            ))
+        }
+        OpEnd::TimedOut => {
+            return Err(format!(
+                "{} did not fork agent \"{}\" within {} s",
+                harness.name(),
+                parent.key,
+                deadline.saturating_duration_since(started).as_secs()
+            ))
+        }
+        OpEnd::Cancelled => return Err("the run was cancelled while the fork was made".into()),
+    };
+    let spec = AgentSpec {
+        key,
+        runtime: parent.spec.runtime.clone(),
+        instructions,
+        cwd: parent.spec.cwd.clone(),
+        env: parent.spec.env.clone(),
+        tools: Some(tools.unwrap_or_else(|| parent.tools.clone())),
+        messages: parent.spec.messages,
+    };
+    let agent = agents
+        .open_fork(spec, parent.cwd.clone(), forked.harness)
+        .map_err(|e| e.to_string())?;
+    if let Some(session) = &forked.session {
+        agent.native.lock().await.id = Some(session.clone());
+    }
+    agent.record(&Event::AgentForked {
+        agent: agent.key.clone(),
+        from: parent.key.clone(),
+        fork: id,
+        harness: harness.name().to_string(),
+        session: parent_session,
+        fork_session: forked.session,
+        from_session_name: parent.session_name.clone(),
+        session_name: agent.session_name.clone(),
+        duration_ms: started.elapsed().as_millis() as u64,
+    });
+    Ok(agent)
+}
