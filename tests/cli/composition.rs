@@ -134,3 +134,50 @@ export default defineWorkflow({
         assert!(!project.path().join(format!("{key}.finished")).exists());
     }
 }
+
+#[test]
+fn a_losing_branchs_tool_call_is_recorded_cancelled_with_what_cancelled_its_turn() {
+    let project = TempProject::new();
+    project
+        .script("answers.sh", ANSWERS)
+        .script(
+            "holds.sh",
+            "#!/bin/sh\ncat > /dev/null\n\"$AWF_WFA\" tool hold > hold.out 2>&1\n",
+        )
+        .file(
+            "wf.ts",
+            r#"export default defineWorkflow({
+  meta: { name: "t", description: "A race whose loser is in a tool call." },
+  async run(wf) {
+    let holding = false;
+    const hold = tool({ description: "Holds until aborted.", timeout: false, handler: (_, call) => {
+      holding = true;
+      return new Promise((resolve) => call.signal.addEventListener("abort", () => resolve("aborted")));
+    } });
+    const quick = await wf.agents.open({ key: "quick", runtime: { command: ["./answers.sh", "won"] } });
+    const slow = await wf.agents.open({ key: "slow", runtime: { command: ["./holds.sh"] }, tools: { hold } });
+    const won = await wf.race({
+      slow: async () => (await slow.run({ prompt: "Hold." })).outcome.kind,
+      quick: async () => {
+        while (!holding) await new Promise((r) => setTimeout(r, 20));
+        return (await quick.run({ prompt: "Be quick." })).outcome.value;
+      },
+    });
+    await slow.close(); // once its cancelled turn has ended
+    return won;
+  },
+});
+"#,
+        );
+    let ran = project.awf(&["run", "wf.ts"]).run();
+    assert_eq!(ran.assert_success().json(), "won");
+    let settled = project.events_of("t", "tool-settled");
+    assert_eq!(settled.len(), 1, "{settled:?}");
+    assert_eq!(settled[0]["outcome"], "cancelled", "{}", settled[0]);
+    let error = settled[0]["error"].as_str().unwrap_or_default();
+    assert!(
+        error
+            .starts_with("hold was still running when its turn was cancelled by wf.race at wf.ts:"),
+        "{error}"
+    );
+}

@@ -121,6 +121,7 @@ const PRELUDE: &[(&str, &str)] = &[
         "add_note",
         "declare const add_note: import(\"agentswf\").Tool<any>;",
     ),
+    ("note", "declare const note: import(\"agentswf\").Tool<any>;"),
     (
         "release",
         "declare const release: import(\"agentswf\").Workflow<{ version: string }, unknown>;",

@@ -322,6 +322,18 @@ impl Agent {
         self.state().calls.running_tool().map(str::to_string)
     }
 
+    /// Aborts the signal of the tool call still running when a turn ends, before the turn's
+    /// outcome goes back to the workflow: the host takes requests in order, so the handler's
+    /// abort listeners run before the code awaiting the turn goes on. (The call's own task
+    /// also aborts it, later; a second abort does nothing.)
+    pub(super) async fn abort_running_call(&self) {
+        let running = self.state().calls.running_id().map(str::to_string);
+        if let Some(call) = running {
+            let payload = serde_json::json!({ "run": self.link.run_id, "call": call });
+            let _ = self.link.js.request("tool.abort", payload).await;
+        }
+    }
+
     /// `busy` while a tool call runs: the agent cannot answer or ask for time meanwhile.
     pub(super) fn refuse_while_calling(&self) -> Option<Response> {
         let tool = self.tool_call_running()?;
@@ -523,6 +535,10 @@ impl Caller for Agent {
 
     fn cancelled(&self) -> tokio::sync::watch::Receiver<bool> {
         self.link.cancelled.clone()
+    }
+
+    fn turn_cancel(&self, turn: &str) -> Option<tokio::sync::watch::Receiver<Option<String>>> {
+        self.cancels.watch(turn)
     }
 }
 

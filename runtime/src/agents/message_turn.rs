@@ -157,6 +157,7 @@ async fn run_in_span(agent: Arc<Agent>, mut request: MessageTurnRequest) -> Mess
         }
     };
     agent.close_turn(&request.id);
+    agent.abort_running_call().await;
     agent.add_usage(&report.usage);
     let usage = (!report.usage.is_empty()).then_some(report.usage);
     settle(&agent, &request.id, &outcome, started, report.output, usage);

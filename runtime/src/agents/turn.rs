@@ -168,6 +168,7 @@ async fn run_in_span(agent: Arc<Agent>, mut request: TurnRequest) -> Outcome {
     let outcome = outcome.expect("the loop settles on its last attempt");
     agent.cancels.done(&request.id);
     agent.close_turn(&request.id);
+    agent.abort_running_call().await;
     agent.add_usage(&usage);
     settle(&agent, &request.id, &outcome, started, outputs, usage);
     // `request.ticket` drops here: the agent's next operation may start.

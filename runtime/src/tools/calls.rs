@@ -124,6 +124,11 @@ impl ToolCalls {
     pub fn running_tool(&self) -> Option<&str> {
         self.running.as_ref().map(|c| c.tool.as_str())
     }
+
+    /// The id of the call running now, if any.
+    pub fn running_id(&self) -> Option<&str> {
+        self.running.as_ref().map(|c| c.id.as_str())
+    }
 }
 
 #[cfg(test)]

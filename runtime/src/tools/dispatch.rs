@@ -45,6 +45,9 @@ pub trait Caller: Send + Sync {
     fn js(&self) -> &JsRequester;
     /// Becomes true when the run is cancelled (Ctrl-C, SIGTERM).
     fn cancelled(&self) -> watch::Receiver<bool>;
+    /// Holds why the turn `turn` was cancelled by the workflow (`wf.race`, ...), once it is;
+    /// `None` for a turn the workflow cannot cancel.
+    fn turn_cancel(&self, turn: &str) -> Option<watch::Receiver<Option<String>>>;
 }
 
 /// Runs `wfa tool <name> <args>` for `agent`, in a `tool` span.
@@ -150,21 +153,36 @@ async fn run_call(
         _ => "the time left in its turn".to_string(),
     };
     let mut cancelled = agent.cancelled();
+    // Watched from the call's start: the turn's entry is gone once the turn has ended.
+    let turn_cancel = agent.turn_cancel(&slot.turn);
+    // In this order when several are ready: the end of the turn (whose end also aborts the
+    // call's signal, so the handler may answer at once) and of the run say what stopped the
+    // call; an answer counts before the budget.
     let stopped = tokio::select! {
-        answer = &mut reply => Stopped::Answer(answer),
-        _ = tokio::time::sleep_until(ends_at.into()) => Stopped::TimeUp,
+        biased;
         _ = slot.turn_over.notified() => Stopped::TurnOver,
         _ = until_cancelled(&mut cancelled) => Stopped::Cancelled,
+        answer = &mut reply => Stopped::Answer(answer),
+        _ = tokio::time::sleep_until(ends_at.into()) => Stopped::TimeUp,
     };
-    let took = match stopped {
+    // A turn that ended because the workflow cancelled it cancels its call too.
+    let cancelled_turn = turn_cancel.as_ref().and_then(|w| w.borrow().clone());
+    let stopped = match (stopped, cancelled_turn) {
+        (Stopped::TurnOver, Some(reason)) => Stopped::TurnCancelled(reason),
+        (stopped, _) => stopped,
+    };
+    let took = match &stopped {
         Stopped::Answer(_) => String::new(),
+        Stopped::TurnCancelled(reason) => {
+            format!("{} was still running when its turn was {reason}", slot.tool)
+        }
         Stopped::TimeUp => format!("{} took longer than {budget_text}", slot.tool),
         Stopped::TurnOver => format!("{} was still running when its turn ended", slot.tool),
         Stopped::Cancelled => format!("{} was still running when the run was cancelled", slot.tool),
     };
     let settled = match stopped {
         Stopped::Answer(answer) => answered(&slot.tool, answer),
-        Stopped::Cancelled => {
+        Stopped::Cancelled | Stopped::TurnCancelled(_) => {
             js.stop_call(&slot.id);
             let _ = js
                 .request(
@@ -243,6 +261,8 @@ enum Stopped {
     TurnOver,
     /// The run was cancelled: the call is recorded `cancelled`, not `timed-out`.
     Cancelled,
+    /// The workflow cancelled the call's turn (`wf.race`, ...), for this reason.
+    TurnCancelled(String),
 }
 
 /// How a call ended: what the agent reads, and what the records say of it.
