@@ -132,12 +132,12 @@ fn assert_set(ran: &Ran, model: &str, set: &str) {
         .fake
         .requests()
         .into_iter()
-        .filter(|r| {
+        .rev()
+        .find(|r| {
             r["decision"]["prompts"]
                 .to_string()
                 .contains("After the compaction")
         })
-        .last()
         .expect("the last turn asked the model");
     assert_eq!(last["body"]["model"], model, "{}", last["body"]["model"]);
     let changed = ran.project.events_of("fork", "settings-changed");
@@ -170,12 +170,12 @@ fn codex_forks_compacts_and_changes_settings() {
         .fake
         .requests()
         .into_iter()
-        .filter(|r| {
+        .rev()
+        .find(|r| {
             r["decision"]["prompts"]
                 .to_string()
                 .contains("After the compaction")
         })
-        .last()
         .unwrap();
     assert_eq!(last["body"]["reasoning"]["effort"], "low");
     assert_eq!(
@@ -228,12 +228,12 @@ fn claude_forks_compacts_and_changes_settings() {
         .fake
         .requests()
         .into_iter()
-        .filter(|r| {
+        .rev()
+        .find(|r| {
             r["decision"]["prompts"]
                 .to_string()
                 .contains("After the compaction")
         })
-        .last()
         .unwrap();
     assert_eq!(last["body"]["output_config"]["effort"], "low");
 }

@@ -167,7 +167,7 @@ fn each_refusal_names_the_call_and_says_what_to_do() {
             .file("wf.ts", &mistake(call));
         let ran = project.awf(&["run", "wf.ts"]).run();
         assert_eq!(ran.code, Some(1), "{call}: {}", ran.stderr);
-        assert_has(&ran.stderr, &format!("{at}"));
+        assert_has(&ran.stderr, at);
         assert_has(&ran.stderr, message);
         assert_has(&ran.stderr, hint);
     }

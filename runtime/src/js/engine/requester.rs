@@ -71,9 +71,12 @@ impl JsRequester {
     }
 }
 
+/// Where a request's answer goes, and the tool call it runs code for.
+type Waiting = (oneshot::Sender<JsReply>, Option<String>);
+
 /// Requests JS is working on, by reply id, with the tool call each runs code for.
 #[derive(Default)]
-pub struct ReplyBook(RefCell<HashMap<u64, (oneshot::Sender<JsReply>, Option<String>)>>);
+pub struct ReplyBook(RefCell<HashMap<u64, Waiting>>);
 
 impl ReplyBook {
     pub fn wait(&self, id: u64, reply: oneshot::Sender<JsReply>, call: Option<String>) {
