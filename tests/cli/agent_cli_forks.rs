@@ -125,11 +125,9 @@ fn assert_compacted(ran: &Ran, summary: &str) {
     assert_has(&logs.stdout, "compaction answered after");
 }
 
-/// The last turn's model request names the new model (`model`, as the CLI sends it; `set`, as
-/// the workflow gave it).
-fn assert_set(ran: &Ran, model: &str, set: &str) {
-    let last = ran
-        .fake
+/// The model request of the last turn, the one after the compaction.
+fn last_request_after_compaction(ran: &Ran) -> Value {
+    ran.fake
         .requests()
         .into_iter()
         .rev()
@@ -138,7 +136,13 @@ fn assert_set(ran: &Ran, model: &str, set: &str) {
                 .to_string()
                 .contains("After the compaction")
         })
-        .expect("the last turn asked the model");
+        .expect("the last turn asked the model")
+}
+
+/// The last turn's model request names the new model (`model`, as the CLI sends it; `set`, as
+/// the workflow gave it).
+fn assert_set(ran: &Ran, model: &str, set: &str) {
+    let last = last_request_after_compaction(ran);
     assert_eq!(last["body"]["model"], model, "{}", last["body"]["model"]);
     let changed = ran.project.events_of("fork", "settings-changed");
     assert_eq!(changed[0]["model"], set);
@@ -166,17 +170,7 @@ fn codex_forks_compacts_and_changes_settings() {
     assert_forked(&ran, Cli::Codex);
     assert_compacted(&ran, "");
     assert_set(&ran, "fake-model-2", "fake-model-2");
-    let last = ran
-        .fake
-        .requests()
-        .into_iter()
-        .rev()
-        .find(|r| {
-            r["decision"]["prompts"]
-                .to_string()
-                .contains("After the compaction")
-        })
-        .unwrap();
+    let last = last_request_after_compaction(&ran);
     assert_eq!(last["body"]["reasoning"]["effort"], "low");
     assert_eq!(
         ran.value["settings"],
@@ -224,16 +218,6 @@ fn claude_forks_compacts_and_changes_settings() {
         "answered"
     );
     assert_set(&ran, "fake-claude-2", "fake-claude-2");
-    let last = ran
-        .fake
-        .requests()
-        .into_iter()
-        .rev()
-        .find(|r| {
-            r["decision"]["prompts"]
-                .to_string()
-                .contains("After the compaction")
-        })
-        .unwrap();
+    let last = last_request_after_compaction(&ran);
     assert_eq!(last["body"]["output_config"]["effort"], "low");
 }

@@ -3,25 +3,14 @@
 //! `awf run` races and fans out command agents, whose cancelled turns stop their processes, are
 //! recorded `cancelled` with what cancelled them, and show so in `awf logs`.
 
-use crate::util::{assert_has, awf_bin, workspace, AwfCommand, TempProject};
+use crate::util::{assert_fixture_passes, assert_has, TempProject};
 
 /// The number of tests in compose.test.ts: a test removed or skipped by mistake shows here.
 const COMPOSE_TESTS: usize = 17;
 
 #[test]
 fn every_test_of_the_composition_fixture_passes() {
-    let ran = AwfCommand::new(awf_bin())
-        .args(&["test", "tests/fixtures/composition"])
-        .current_dir(&workspace())
-        .run();
-    ran.assert_success();
-    let last = ran.stdout.trim_end().lines().last().unwrap_or_default();
-    assert_eq!(
-        last,
-        format!("{COMPOSE_TESTS} passed, 0 failed"),
-        "{}",
-        ran.stdout
-    );
+    assert_fixture_passes("tests/fixtures/composition", COMPOSE_TESTS);
 }
 
 /// Answers `$1` at once.

@@ -2,25 +2,14 @@
 //! every kind of script, reply, list, pattern and mistake, each test asserting what testWorkflow
 //! does; here `awf test` runs that file and every one of its tests must pass.
 
-use crate::util::{awf_bin, workspace, AwfCommand, TempProject};
+use crate::util::{assert_fixture_passes, awf_bin, workspace, AwfCommand, TempProject};
 
 /// The number of tests in panel.test.ts: a test removed or skipped by mistake shows here.
 const PANEL_TESTS: usize = 24;
 
 #[test]
 fn every_test_of_the_testing_module_passes() {
-    let ran = AwfCommand::new(awf_bin())
-        .args(&["test", "tests/fixtures/testing"])
-        .current_dir(&workspace())
-        .run();
-    ran.assert_success();
-    let last = ran.stdout.trim_end().lines().last().unwrap_or_default();
-    assert_eq!(
-        last,
-        format!("{PANEL_TESTS} passed, 0 failed"),
-        "{}",
-        ran.stdout
-    );
+    assert_fixture_passes("tests/fixtures/testing", PANEL_TESTS);
 }
 
 #[test]
@@ -163,28 +152,11 @@ const MESSAGES_TESTS: usize = 5;
 
 #[test]
 fn every_test_of_the_scripted_messages_passes() {
-    let ran = AwfCommand::new(awf_bin())
-        .args(&["test", "tests/fixtures/testing-messages"])
-        .current_dir(&workspace())
-        .run();
-    ran.assert_success();
-    let last = ran.stdout.trim_end().lines().last().unwrap_or_default();
-    assert_eq!(
-        last,
-        format!("{MESSAGES_TESTS} passed, 0 failed"),
-        "{}",
-        ran.stdout
-    );
+    assert_fixture_passes("tests/fixtures/testing-messages", MESSAGES_TESTS);
 }
 
 /// Forks, compactions and settings under `awf test`: tests/fixtures/testing-forks.
 #[test]
 fn forks_compactions_and_settings_can_be_scripted() {
-    let ran = AwfCommand::new(awf_bin())
-        .args(&["test", "tests/fixtures/testing-forks"])
-        .current_dir(&workspace())
-        .run();
-    ran.assert_success();
-    let last = ran.stdout.trim_end().lines().last().unwrap_or_default();
-    assert_eq!(last, "7 passed, 0 failed", "{}", ran.stdout);
+    assert_fixture_passes("tests/fixtures/testing-forks", 7);
 }

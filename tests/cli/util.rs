@@ -550,3 +550,15 @@ pub fn stable_ids(text: &str) -> String {
     }
     out
 }
+
+/// `awf test FOLDER` from the workspace passes, all `count` of its tests: a test removed or
+/// skipped by mistake shows in the count.
+pub fn assert_fixture_passes(folder: &str, count: usize) {
+    let ran = AwfCommand::new(awf_bin())
+        .args(&["test", folder])
+        .current_dir(&workspace())
+        .run();
+    ran.assert_success();
+    let last = ran.stdout.trim_end().lines().last().unwrap_or_default();
+    assert_eq!(last, format!("{count} passed, 0 failed"), "{}", ran.stdout);
+}
