@@ -290,6 +290,13 @@ impl Agent {
     }
 
     /// Whether the agent was opened with `messages: true`.
+    /// The spec's standing instructions, which go with the agent's first turn (`n` 1) only.
+    pub(super) fn instructions_for_turn(&self, n: u32) -> Option<&str> {
+        (n == 1)
+            .then_some(self.spec.instructions.as_deref())
+            .flatten()
+    }
+
     pub fn sends_messages(&self) -> bool {
         self.spec.messages
     }

@@ -98,11 +98,7 @@ async fn run_in_span(agent: Arc<Agent>, mut request: MessageTurnRequest) -> Mess
     let launcher = agent.launcher.display().to_string();
     let tools = agent.tools.teaching();
     let prompt = prompt::message(&MessageText {
-        instructions: if n == 1 {
-            agent.spec.instructions.as_deref()
-        } else {
-            None
-        },
+        instructions: agent.instructions_for_turn(n),
         body: &request.body,
         launcher: &launcher,
         tools: &tools,

@@ -73,11 +73,7 @@ async fn run_in_span(agent: Arc<Agent>, mut request: TurnRequest) -> Outcome {
     let launcher = agent.launcher.display().to_string();
     let tools = agent.tools.teaching();
     let text = TurnText {
-        instructions: if n == 1 {
-            agent.spec.instructions.as_deref()
-        } else {
-            None
-        },
+        instructions: agent.instructions_for_turn(n),
         prompt: &request.prompt,
         launcher: &launcher,
         turn: &request.id,

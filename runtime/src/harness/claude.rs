@@ -201,15 +201,7 @@ fn read_tool_result(part: &Value, memory: &mut LineMemory) -> Option<HarnessEven
         return None;
     }
     let command = memory.shells.remove(text(part, "tool_use_id"))?;
-    let output = match &part["content"] {
-        Value::String(text) => text.clone(),
-        Value::Array(parts) => parts
-            .iter()
-            .map(|p| text(p, "text"))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
-    };
+    let output = content_text(&part["content"]);
     // A failed command's result starts "Exit code N"; a good one has none.
     let exit_code = if part["is_error"] == Value::Bool(true) {
         output
@@ -292,6 +284,20 @@ fn readiness() -> Readiness {
         "no ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN or CLAUDE_CODE_OAUTH_TOKEN, and no login in {}; run `claude` once and log in, or set ANTHROPIC_API_KEY",
         dir.display()
     ))
+}
+
+/// A message's or tool result's `content`, as claude writes it: a string, or parts whose texts
+/// are joined by lines.
+pub(super) fn content_text(content: &Value) -> String {
+    match content {
+        Value::String(text) => text.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .map(|p| text(p, "text"))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
 }
 
 #[cfg(test)]

@@ -129,16 +129,7 @@ impl CompactReading {
             }
             ("user", _) if self.compacted.is_some() => {
                 let mut compacted = self.compacted.take()?;
-                let summary = match &row["message"]["content"] {
-                    Value::String(text) => text.clone(),
-                    Value::Array(parts) => parts
-                        .iter()
-                        .map(|p| text(p, "text"))
-                        .collect::<Vec<_>>()
-                        .join("\n"),
-                    _ => String::new(),
-                };
-                compacted.summary = Some(summary);
+                compacted.summary = Some(claude::content_text(&row["message"]["content"]));
                 Some(Ok(compacted))
             }
             ("result", _) => Some(match self.compacted.take() {

@@ -50,6 +50,17 @@ pub static INFO: CliInfo = CliInfo {
 };
 
 /// An agent run by codex.
+/// What every codex process awf starts is configured with: no login shell, a workspace-write
+/// sandbox with the network (exec turns and the app-server of forks and compactions alike).
+pub(super) const SANDBOX: [&str; 6] = [
+    "-c",
+    "allow_login_shell=false",
+    "-c",
+    "sandbox_mode=\"workspace-write\"",
+    "-c",
+    "sandbox_workspace_write.network_access=true",
+];
+
 pub struct Codex {
     config: CliConfig,
 }
@@ -72,19 +83,8 @@ impl ProcessHarness for Codex {
         if let Some(thread) = turn.resume {
             args.extend(["resume".into(), thread.to_string()]);
         }
-        args.extend(
-            [
-                "--json",
-                "--skip-git-repo-check",
-                "-c",
-                "allow_login_shell=false",
-                "-c",
-                "sandbox_mode=\"workspace-write\"",
-                "-c",
-                "sandbox_workspace_write.network_access=true",
-            ]
-            .map(String::from),
-        );
+        args.extend(["--json", "--skip-git-repo-check"].map(String::from));
+        args.extend(SANDBOX.map(String::from));
         if let Some(model) = &self.config.model {
             args.extend(["-m".into(), model.clone()]);
         }

@@ -17,19 +17,11 @@ use super::{codex, Compacted, Forked, OpEnd, Tokens};
 
 /// `codex app-server` with the sandbox and shell settings of `codex exec` turns.
 fn app_server_args(config: &CliConfig) -> Vec<String> {
-    let mut args: Vec<String> = [
-        "app-server",
-        "--listen",
-        "stdio://",
-        "-c",
-        "allow_login_shell=false",
-        "-c",
-        "sandbox_mode=\"workspace-write\"",
-        "-c",
-        "sandbox_workspace_write.network_access=true",
-    ]
-    .map(String::from)
-    .to_vec();
+    let mut args: Vec<String> = ["app-server", "--listen", "stdio://"]
+        .iter()
+        .chain(codex::SANDBOX.iter())
+        .map(|a| a.to_string())
+        .collect();
     if let Some(effort) = &config.effort {
         args.extend(["-c".into(), format!("model_reasoning_effort=\"{effort}\"")]);
     }
