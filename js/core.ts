@@ -44,6 +44,37 @@ export function onRequest(kind: string, handler: RequestHandler): void {
   requestHandlers.set(kind, handler);
 }
 
+// One host for one user after another (`awf test`'s files on a worker thread,
+// runtime/src/js/engine/reuse.rs): what a module keeps in its own state for one user, it
+// forgets in a reset hook, run when that user is done.
+const resetHooks: (() => void)[] = [];
+let keptRequestKinds: ReadonlySet<string> | undefined;
+
+/** Registers what a module forgets when its host moves on to its next user. */
+export function onHostReset(reset: () => void): void {
+  resetHooks.push(reset);
+}
+
+/**
+ * Keeps what is loaded now for every later user of this host: the modules, the state of
+ * `objects` (put back between users) and the request handlers. False when the host cannot be
+ * reused; each user then gets a host of its own.
+ */
+export function keepForReuse(objects: readonly object[]): boolean {
+  keptRequestKinds = new Set(requestHandlers.keys());
+  return ops.keep_for_reuse(objects);
+}
+
+/** The user is done: every module forgets what it kept for it, and pending work is dropped. */
+export function resetHost(): void {
+  for (const reset of resetHooks) reset();
+  pending.clear();
+  timers.clear();
+  for (const kind of requestHandlers.keys()) {
+    if (!keptRequestKinds?.has(kind)) requestHandlers.delete(kind);
+  }
+}
+
 /** Schedules a callback with the host's timer wheel; returns its id. */
 export function startTimer(callback: () => void, delayMs: number, repeat: boolean): number {
   const id = ops.timer_start(delayMs, repeat);

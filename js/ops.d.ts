@@ -25,6 +25,11 @@ declare module "awf:ops" {
   export function timer_start(delayMs: number, repeat: boolean): number;
   export function timer_clear(id: number): void;
   export function timer_unref(id: number, unref: boolean): void;
+  /**
+   * Keeps the modules loaded now, the state of `objects` and the host's store for every later
+   * user of the host (runtime/src/js/engine/reuse.rs); false when the host cannot be reused.
+   */
+  export function keep_for_reuse(objects: readonly object[]): boolean;
   /** Evaluates a built-in now and gives its exports (js/host/lazy_global.ts). */
   export function builtin_namespace(module: string): Record<string, unknown>;
 }

@@ -4,11 +4,17 @@
 // result, so the host sends every console line to stderr (see runtime/src/js/host/console.rs `print`).
 
 import * as ops from "awf:ops";
+import { onHostReset } from "../core.ts";
 import { format, inspect } from "./inspect.ts";
 
 const counts = new Map<string, number>();
 const timers = new Map<string, number>();
 let groupIndent = "";
+onHostReset(() => {
+  counts.clear();
+  timers.clear();
+  groupIndent = "";
+});
 
 function write(fd: 1 | 2, args: unknown[]): void {
   const text = format(...args);

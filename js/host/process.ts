@@ -6,10 +6,13 @@
 // agents are stopped and the records are written before awf exits.
 
 import * as ops from "awf:ops";
+import { onHostReset } from "../core.ts";
 import { setImmediate } from "./timers.ts";
 
 const info = ops.process_info();
-let currentDir = info.cwd;
+// Asked of the host when first read: the host's next user has its own (js/core.ts, onHostReset).
+let currentDir: string | undefined = info.cwd;
+let argv: string[] | undefined = info.argv;
 
 function write(fd: 1 | 2) {
   return {
@@ -22,6 +25,11 @@ function write(fd: 1 | 2) {
 }
 
 let env: Record<string, string> | undefined;
+onHostReset(() => {
+  currentDir = undefined;
+  argv = undefined;
+  env = undefined;
+});
 
 // awf's environment as the permission gate lets workflow code see it (asked on first use, once
 // the run has set the gate): a denied variable that is set throws when read, naming the flag.
@@ -45,7 +53,12 @@ function environment(): Record<string, string> {
 }
 
 export const process = {
-  argv: info.argv,
+  get argv(): string[] {
+    return (argv ??= ops.process_info().argv);
+  },
+  set argv(value: string[]) {
+    argv = value;
+  },
   argv0: "awf",
   get env(): Record<string, string> {
     return (env ??= environment());
@@ -62,7 +75,7 @@ export const process = {
   stdout: write(1),
   stderr: write(2),
   cwd(): string {
-    return currentDir;
+    return (currentDir ??= ops.process_info().cwd);
   },
   chdir(dir: string): void {
     ops.process_chdir(dir);

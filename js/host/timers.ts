@@ -5,10 +5,11 @@
 // ref'd timer keeps the run alive; an unref'd one does not. A callback runs in the async
 // context it was scheduled in (async_context.ts).
 
-import { clearTimer, startTimer, unrefTimer } from "../core.ts";
+import { clearTimer, onHostReset, startTimer, unrefTimer } from "../core.ts";
 import { bind } from "./async_context.ts";
 
 const byId = new Map<number, Timeout>();
+onHostReset(() => byId.clear());
 
 export class Timeout {
   readonly #id: number;

@@ -23,6 +23,7 @@ import {
   stackFrames,
 } from "./expect.ts";
 
+import { onHostReset } from "../core.ts";
 import { eachName } from "./each_name.ts";
 import { defaults } from "./jest.ts";
 
@@ -154,7 +155,7 @@ interface TestCase {
   readonly expecting: Expecting;
 }
 
-const root = newSuite("", undefined, "run", undefined, []);
+let root = newSuite("", undefined, "run", undefined, []);
 /** The describe whose body is running now; tests and hooks register into it. */
 let current: Suite = root;
 /** loading: the file's module evaluates; collecting: describe bodies run; running: tests run. */
@@ -163,6 +164,14 @@ let phase: "loading" | "collecting" | "running" = "loading";
 let runningTest: TestCase | undefined;
 /** The tests that ran and passed: a snapshot such a test did not check is obsolete. */
 const passedTests = new Set<TestCase>();
+// The host's next test file registers its own tests.
+onHostReset(() => {
+  root = newSuite("", undefined, "run", undefined, []);
+  current = root;
+  phase = "loading";
+  runningTest = undefined;
+  passedTests.clear();
+});
 
 function newSuite(name: string, parent: Suite | undefined, mark: Mark, body: TestBody | undefined, args: readonly unknown[]): Suite {
   const hooks = { beforeAll: [], afterAll: [], beforeEach: [], afterEach: [] };

@@ -13,6 +13,7 @@
 // frames); this file is the API: `expect()`, its `.not`/`.resolves`/`.rejects` forms and the
 // assertion counts.
 
+import { onHostReset } from "../core.ts";
 import { AsymmetricMatcher } from "./expect/asymmetric_matcher.ts";
 import { AnyOf, Anything, CloseTo, ArrayContaining, ObjectContaining, StringContaining, StringMatching } from "./expect/asymmetric.ts";
 import { isObject } from "./expect/equality.ts";
@@ -205,6 +206,7 @@ export interface Expect extends InverseAsymmetricMatchers {
 
 /** expect() calls made: in the running test, and in all. */
 const counts = { inTest: 0, total: 0, wanted: undefined as number | undefined, wantedAny: false };
+onHostReset(() => Object.assign(counts, { inTest: 0, total: 0, wanted: undefined, wantedAny: false }));
 
 function asymmetricMatchers(inverse: boolean): InverseAsymmetricMatchers {
   return {
@@ -297,6 +299,9 @@ export const expect: Expect = Object.assign(expectValue, {
   },
 });
 
+/** Where the matchers live (and `expect.extend` adds its own): shared by every test file of a host. */
+export const expectationPrototype: object = Expectation.prototype;
+
 /** The snapshot matchers: js/test/snapshot.ts, loaded by the first file that uses one. */
 interface SnapshotMatchers {
   init(settings: SnapshotSettings): void;
@@ -306,6 +311,11 @@ interface SnapshotMatchers {
 }
 
 const snapshotState: { load?: () => object; settings?: SnapshotSettings; loaded?: SnapshotMatchers } = {};
+onHostReset(() => {
+  snapshotState.load = undefined;
+  snapshotState.settings = undefined;
+  snapshotState.loaded = undefined;
+});
 
 /** The file runner says how to load the snapshot module and for which file; nothing loads until a snapshot matcher runs. */
 export function configureSnapshots(load: () => object, settings: SnapshotSettings): void {

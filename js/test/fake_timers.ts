@@ -8,6 +8,8 @@
 // keeps the real timers (it captured them first), so time limits still hold. awf's own turn
 // and run deadlines are kept by awf outside JS, in real time: fake timers do not move them.
 
+import { onHostReset } from "../core.ts";
+
 type Callback = (...args: unknown[]) => unknown;
 
 interface FakeTimer {
@@ -27,6 +29,13 @@ const RealDate = globalThis.Date;
 const clock = { faking: false, now: 0, nextId: 1, timers: new Map<number, FakeTimer>() };
 /** `setSystemTime` with real timers: Date reads the real time plus this. */
 let systemOffset: number | undefined;
+// The host's next test file starts with the real clock (the globals themselves are put back
+// by the host: runtime/src/js/engine/shared_objects.rs).
+onHostReset(() => {
+  Object.assign(clock, { faking: false, now: 0, nextId: 1 });
+  clock.timers.clear();
+  systemOffset = undefined;
+});
 
 /** The handle a fake setTimeout gives: numeric like a timer id, with Node's ref/unref. */
 class FakeHandle {

@@ -4,10 +4,11 @@
 // `FileReport`s). A file that does not load is reported as a failure with where it broke.
 
 import * as ops from "awf:ops";
-import { errorInfo } from "../core.ts";
+import { errorInfo, keepForReuse, resetHost } from "../core.ts";
+import { unnamedPrototypes } from "../host/shared_objects.ts";
 import * as bunTest from "./bun_test.ts";
 import { runRegisteredTests, type TestEvents } from "./bun_test.ts";
-import { configureSnapshots, finishSnapshots } from "./expect.ts";
+import { configureSnapshots, expectationPrototype, finishSnapshots } from "./expect.ts";
 
 export interface FileOptions {
   /** Absolute path of the test file. */
@@ -39,9 +40,22 @@ const events: TestEvents = {
 
 /** What bun puts in a test file's global scope (not `mock` or `spyOn`), so files that import nothing run too. */
 const IMPLICIT_GLOBALS = ["test", "it", "describe", "expect", "beforeAll", "afterAll", "beforeEach", "afterEach", "jest"] as const;
+for (const name of IMPLICIT_GLOBALS) Object.defineProperty(globalThis, name, { value: bunTest[name], writable: true, configurable: true });
 
-export async function runTestFile({ file, namePattern, timeoutMs, updateSnapshots, ci }: FileOptions): Promise<void> {
-  for (const name of IMPLICIT_GLOBALS) Object.defineProperty(globalThis, name, { value: bunTest[name], writable: true, configurable: true });
+// The framework is loaded: the host's later test files (runtime/src/testing/file.rs) start from
+// here, with what one file changes in the globals, the built-ins and the framework put back.
+keepForReuse([...Object.values(bunTest).filter((value) => typeof value === "function" || typeof value === "object"), expectationPrototype, ...unnamedPrototypes()]);
+
+/** Runs one test file's tests; then the host forgets what the file left behind, for its next file. */
+export async function runTestFile(options: FileOptions): Promise<void> {
+  try {
+    await runFile(options);
+  } finally {
+    resetHost();
+  }
+}
+
+async function runFile({ file, namePattern, timeoutMs, updateSnapshots, ci }: FileOptions): Promise<void> {
   configureSnapshots(() => ops.builtin_namespace("awf:test/snapshot"), { file, update: updateSnapshots === true, ci: ci === true });
   try {
     await import(file);

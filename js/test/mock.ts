@@ -9,6 +9,7 @@
 // stand-in for a module's later imports (the loader's side is runtime/src/js/module_mocks.rs).
 
 import * as ops from "awf:ops";
+import { onHostReset } from "../core.ts";
 import { frameFile, stackFrames } from "./expect/stack.ts";
 
 export type MockResult = { type: "return"; value: unknown } | { type: "throw"; value: unknown } | { type: "incomplete"; value: undefined };
@@ -49,6 +50,12 @@ export interface Mock extends Implementation {
 const registry: { mocks: Mock[]; restorers: (() => void)[] } = { mocks: [], restorers: [] };
 /** Call order across all mocks, from 1 as in jest. */
 let callOrder = 0;
+// The host's next test file starts with no mocks, and the spies of this one undone.
+onHostReset(() => {
+  restoreAllMocks();
+  registry.mocks.length = 0;
+  callOrder = 0;
+});
 
 export function isMock(value: unknown): value is Mock {
   return typeof value === "function" && Reflect.get(value, "_isMockFunction") === true;

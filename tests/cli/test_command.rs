@@ -98,9 +98,10 @@ fn all_passing_exits_0_with_a_line_per_test() {
 
 #[test]
 fn files_see_nothing_of_each_other_one_after_the_other_or_side_by_side() {
-    // Each file gets a JS context of its own (in its thread's one QuickJS runtime): globals,
-    // built-in prototypes and module state start fresh in every file, whether the files run
-    // one after the other on one thread (`--jobs 1`) or at once.
+    // A worker's files run one after the other in its one host, which puts back the globals and
+    // built-in prototypes a file changed and gives the next file fresh modules: globals,
+    // prototypes and module state start fresh in every file, whether the files run one after
+    // the other on one thread (`--jobs 1`) or at once.
     let project = project(&[
         (
             "counter.ts",
@@ -145,6 +146,76 @@ test("c sees nothing either", () => {
         assert_has(&ran.stdout, "✓ b sees none of it [TIME]");
         assert_has(&ran.stdout, "✓ c sees nothing either [TIME]");
     }
+}
+
+#[test]
+fn what_a_file_leaves_in_the_framework_and_the_host_is_gone_for_the_next_file() {
+    // With --jobs 1 every file runs in the worker's one host, one after the other: what a file
+    // changes in the test framework, the process object or the timers must not reach the next.
+    let project = project(&[
+        ("counter.ts", "export const value = () => \"real\";\n"),
+        ("sub/.keep", ""),
+        (
+            "a.test.ts",
+            r#"import { expect, jest, mock, setSystemTime, spyOn, test } from "bun:test";
+test("a changes everything it can reach", () => {
+  jest.useFakeTimers();
+  setSystemTime(new Date("2001-01-01T00:00:00Z"));
+  expect.extend({ toBeAnswer: (x: unknown) => ({ pass: x === 42, message: () => "no" }) });
+  spyOn(Math, "floor").mockReturnValue(7);
+  mock.module("./counter.ts", () => ({ value: () => "mocked" }));
+  jest.setTimeout(1);
+  process.env.LEFT_BY_A = "yes";
+  process.chdir("sub");
+  process.argv.push("--extra");
+  console.count("seen");
+  (globalThis as any).timerFired = false;
+  expect(42).toBeAnswer();
+});
+"#,
+        ),
+        (
+            "b.test.ts",
+            r#"import { expect, jest, test } from "bun:test";
+import { value } from "./counter.ts";
+test("b starts clean", async () => {
+  expect(jest.isFakeTimers()).toBe(false);
+  expect(new Date().getFullYear()).toBeGreaterThan(2020);
+  expect((expect as any).toBeAnswer).toBeUndefined();
+  expect(Math.floor(2.5)).toBe(2);
+  expect(value()).toBe("real");
+  expect(process.env.LEFT_BY_A).toBeUndefined();
+  expect(process.cwd()).not.toMatch(/sub$/);
+  expect(process.argv).toHaveLength(2);
+  expect((globalThis as any).timerFired).toBeUndefined();
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  console.count("seen");
+});
+"#,
+        ),
+    ]);
+    let ran = awf_test_exits(&project, &["--jobs", "1"], 0);
+    assert_has(&ran.stdout, "✓ a changes everything it can reach [TIME]");
+    assert_has(&ran.stdout, "✓ b starts clean [TIME]");
+    assert_eq!(ran.stdout.matches("seen: 1").count(), 2, "{}", ran.stdout);
+    assert_eq!(last_line(&ran.stdout), "2 passed, 0 failed");
+}
+
+#[test]
+fn a_file_that_freezes_a_built_in_is_the_last_of_its_host() {
+    // A prototype frozen cannot be thawed: the next file gets a host of its own.
+    let project = project(&[
+        (
+            "a.test.ts",
+            "import { test } from \"bun:test\";\ntest(\"freezes\", () => { (Array.prototype as any).mark = 1; Object.freeze(Array.prototype); });\n",
+        ),
+        (
+            "b.test.ts",
+            "import { expect, test } from \"bun:test\";\ntest(\"thawed\", () => { expect(Object.isFrozen(Array.prototype)).toBe(false); expect(([] as any).mark).toBeUndefined(); });\n",
+        ),
+    ]);
+    let ran = awf_test_exits(&project, &["--jobs", "1"], 0);
+    assert_eq!(last_line(&ran.stdout), "2 passed, 0 failed");
 }
 
 #[test]

@@ -44,6 +44,7 @@ const SOURCES: &[(&str, &str)] = builtins![
     "host/lazy_global",
     "host/os",
     "host/process",
+    "host/shared_objects",
     "host/stack",
     "host/text_codec",
     "host/timers",

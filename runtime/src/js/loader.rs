@@ -157,7 +157,9 @@ impl Loader for AwfLoader {
                 .get::<ModuleMocks>()
                 .and_then(|mocks| mocks.source(name))
                 .ok_or_else(|| Exception::throw_internal(ctx, &format!("no module mock {name}")))?;
-            return Module::declare(ctx.clone(), name, source);
+            let module = Module::declare(ctx.clone(), name, source)?;
+            state.note_module_loaded(name);
+            return Ok(module);
         }
         let source = std::fs::read_to_string(name)
             .map_err(|e| Exception::throw_message(ctx, &format!("cannot read {name}: {e}")))?;
@@ -184,6 +186,7 @@ impl Loader for AwfLoader {
             .borrow_mut()
             .insert(name, source, transpiled.map.map(Arc::new));
         let module = Module::declare(ctx.clone(), name, transpiled.code)?;
+        state.note_module_loaded(name);
         set_import_meta(&module, name)?;
         Ok(module)
     }
@@ -214,7 +217,11 @@ pub fn declare_builtin<'js>(
     );
     // SAFETY: runtime/build.rs wrote these bytes with this binary's own QuickJS (one rquickjs
     // from Cargo.lock for both), from the module of this name.
-    Some(unsafe { Module::load(ctx.clone(), built.bytecode) })
+    let module = unsafe { Module::load(ctx.clone(), built.bytecode) };
+    if module.is_ok() {
+        state.note_module_loaded(name);
+    }
+    Some(module)
 }
 
 /// A JSON file as a module whose default export is its data.
@@ -243,7 +250,9 @@ fn load_json<'js>(
         .sources
         .borrow_mut()
         .insert(name, source.to_string(), None);
-    Module::declare(ctx.clone(), name, format!("export default {source};"))
+    let module = Module::declare(ctx.clone(), name, format!("export default {source};"))?;
+    state.note_module_loaded(name);
+    Ok(module)
 }
 
 impl HostState {

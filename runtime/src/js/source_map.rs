@@ -98,6 +98,10 @@ impl SourceRegistry {
     pub fn contains(&self, name: &str) -> bool {
         self.modules.contains_key(name)
     }
+
+    pub fn remove(&mut self, name: &str) {
+        self.modules.remove(name);
+    }
 }
 
 #[cfg(test)]

@@ -1,5 +1,11 @@
-//! One test file in one fresh `JsHost` (a new context in the thread's runtime), on the calling
-//! thread, from the host's start to its drop.
+//! One test file in a `JsHost` of its worker thread, on that thread.
+//!
+//! A worker's host serves one file after another (`WorkerHost`): the bootstrap and the test
+//! framework are loaded once, and between files the host forgets what a file left behind, puts
+//! back the globals, built-ins and framework objects it changed, and retires the modules it
+//! loaded, so the next file imports fresh ones (runtime/src/js/engine/reuse.rs). A file that
+//! ends in a way that leaves the host unsure (it exited, was interrupted or stopped, or changed
+//! a shared object past putting back) is the host's last; the next file gets a new one.
 //!
 //! The host's console output, its test results (the `test_event` op) and the errors nobody
 //! caught all go to one `Recorder`, which turns them into `TestEvent`s in the order they
@@ -8,7 +14,7 @@
 //!
 //! Lifecycle: `runTestFile` (js/test/file_runner.ts) settles once the last test has run, and
 //! the call returns then, whatever the file left behind: timers of a test that timed out, ops
-//! still in flight. The host is dropped right after, which drops its timers and aborts its op
+//! still in flight. The host's reset (or its drop) then drops its timers and aborts its op
 //! tasks, so nothing a file started outlives it. `--bail` stops the file whose failure reached
 //! the limit at once (its JS is interrupted; nothing after the failure is reported) and the
 //! other running files at their event loop's next step, dropping their hosts the same way. A
@@ -36,6 +42,10 @@ use crate::js::{CallEnd, ConsoleTarget, HostConfig, JsError, JsHost, JsRuntime, 
 /// the screen).
 const FLUSH_EVERY: Duration = Duration::from_millis(50);
 
+/// Files one host serves at most: a file's retired modules stay in memory until their context
+/// goes, so a new host after this many bounds what a long suite keeps.
+const FILES_PER_HOST: usize = 64;
+
 /// What a file's thread sends the runner.
 #[derive(Debug)]
 pub(super) enum FileMessage {
@@ -60,54 +70,118 @@ pub(super) struct FileSettings {
     pub bail: Arc<Bail>,
 }
 
+/// A worker thread's host, kept from one file to the next while it can be.
+pub(super) struct WorkerHost<'a> {
+    js: &'a Result<JsRuntime, JsError>,
+    /// The host the last file ran in, not reset yet (the thread's last file needs no reset).
+    host: Option<JsHost>,
+    /// Files the kept host has served.
+    served: usize,
+    /// The recorder of the file running now: the host's console writes to it.
+    recorder: Rc<RefCell<Option<Rc<Recorder>>>>,
+}
+
+impl<'a> WorkerHost<'a> {
+    pub(super) fn new(js: &'a Result<JsRuntime, JsError>) -> WorkerHost<'a> {
+        WorkerHost {
+            js,
+            host: None,
+            served: 0,
+            recorder: Rc::default(),
+        }
+    }
+
+    /// The kept host, reset for its next file, or a new one.
+    #[allow(clippy::result_large_err)] // once per host, as JsHost::new_in gives it
+    fn take(&mut self, settings: &FileSettings, file: &TestFile) -> Result<JsHost, JsError> {
+        if let Some(mut host) = self.host.take() {
+            if host.reset_for_next_user() {
+                return Ok(host);
+            }
+            self.drop_host(host);
+        }
+        self.served = 0;
+        let current = self.recorder.clone();
+        let config = HostConfig {
+            cwd: settings.cwd.clone(),
+            argv: file_argv(file),
+            console: ConsoleTarget::Capture(OutputSink::new(move |stream, text| {
+                if let Some(recorder) = current.borrow().as_ref() {
+                    recorder.event(TestEvent::Output {
+                        stream,
+                        text: text.to_string(),
+                    });
+                }
+            })),
+        };
+        match self.js {
+            Ok(js) => JsHost::new_in(js, config),
+            Err(error) => Err(error.clone()),
+        }
+    }
+
+    /// The file is done with `host`: keep it for the next file if it ended well, else drop it.
+    fn give_back(&mut self, host: JsHost, ended_well: bool) {
+        self.recorder.borrow_mut().take();
+        self.served += 1;
+        if ended_well && self.served < FILES_PER_HOST {
+            self.host = Some(host);
+        } else {
+            self.drop_host(host);
+        }
+    }
+
+    /// Drops `host` and collects what its context leaves behind (its objects refer to each
+    /// other, and to it).
+    fn drop_host(&self, host: JsHost) {
+        drop(host);
+        if let Ok(js) = self.js {
+            js.collect_garbage();
+        }
+    }
+
+    /// The thread has run its last file and the process is about to exit: the kept host's
+    /// engine memory is left to the operating system, which frees it faster than QuickJS does.
+    pub(super) fn finish(mut self) {
+        if let Some(mut host) = self.host.take() {
+            host.leak_engine_at_exit();
+        }
+    }
+}
+
 /// Runs `file` to its end (or until `stop` turns true) and sends what happens through `send`,
 /// in batches (every `FLUSH_EVERY` while the file runs), `FileMessage::End` last.
 pub(super) fn run_file(
     file: &TestFile,
     settings: &FileSettings,
-    js: &Result<JsRuntime, JsError>,
+    worker: &mut WorkerHost<'_>,
     runtime: &Handle,
     stop: watch::Receiver<bool>,
     send: impl Fn(Vec<FileMessage>) + 'static,
 ) {
     let recorder = Rc::new(Recorder::new(Box::new(send), settings.bail.clone()));
-    let end = runtime.block_on(drive(file, settings, js, recorder.clone(), stop));
-    if let Ok(js) = js {
-        js.collect_garbage();
-    }
+    let end = runtime.block_on(drive(file, settings, worker, recorder.clone(), stop));
     if let Some(end) = end {
         recorder.call_ended(end);
     }
     recorder.finish();
 }
 
-/// Starts the host, runs the file's tests, drops the host. `None` when stopped by `stop`.
+/// Takes the worker's host, runs the file's tests, gives the host back. `None` when stopped
+/// by `stop`.
 async fn drive(
     file: &TestFile,
     settings: &FileSettings,
-    js: &Result<JsRuntime, JsError>,
+    worker: &mut WorkerHost<'_>,
     recorder: Rc<Recorder>,
     stop: watch::Receiver<bool>,
 ) -> Option<Ended> {
-    let output = recorder.clone();
-    let config = HostConfig {
-        cwd: settings.cwd.clone(),
-        argv: vec![awf_executable(), file.path.display().to_string()],
-        console: ConsoleTarget::Capture(OutputSink::new(move |stream, text| {
-            output.event(TestEvent::Output {
-                stream,
-                text: text.to_string(),
-            })
-        })),
-    };
-    let started = match js {
-        Ok(js) => JsHost::new_in(js, config),
-        Err(error) => Err(error.clone()),
-    };
-    let mut host = match started {
+    let mut host = match worker.take(settings, file) {
         Ok(host) => host,
         Err(error) => return Some(Ended::NoEngine(error)),
     };
+    *worker.recorder.borrow_mut() = Some(recorder.clone());
+    host.state().set_argv(file_argv(file));
     recorder.set_interrupt(host.interrupt_flag());
     let reports = recorder.clone();
     host.state().put(Rc::new(FileReportSink::new(move |report| {
@@ -127,8 +201,15 @@ async fn drive(
         _ = stopped(stop) => None,
         _ = flush_while_running(&recorder) => None,
     };
-    drop(host);
+    let ended_well =
+        matches!(end, Some(Ended::Call(CallEnd::Returned(_)))) && !recorder.bailed.get();
+    worker.give_back(host, ended_well);
     end
+}
+
+/// `process.argv` of a test file: awf, then the file.
+fn file_argv(file: &TestFile) -> Vec<String> {
+    vec![awf_executable(), file.path.display().to_string()]
 }
 
 /// Sends what the file reported so far every `FLUSH_EVERY`, whenever its JS lets the thread

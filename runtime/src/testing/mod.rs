@@ -144,7 +144,8 @@ impl TestRun {
         &self.files
     }
 
-    /// Runs every file and reports to each reporter; gives back the totals.
+    /// Runs every file and reports to each reporter; gives back the totals. The process is
+    /// expected to exit soon after: the engines' last hosts are left to it, not freed.
     pub fn run(self, runtime: &Handle, reporters: &mut [&mut dyn TestReporter]) -> Totals {
         let started = Instant::now();
         let totals = Cell::new(Totals::default());
@@ -204,8 +205,10 @@ fn run_files(
                 .name(format!("awf-test-{worker}"))
                 .stack_size(FILE_THREAD_STACK)
                 .spawn_scoped(scope, move || {
-                    // One QuickJS runtime for the thread's files, a fresh context for each.
+                    // One QuickJS runtime for the thread's files, and one host in it for as many
+                    // of them as it can serve (file.rs).
                     let js = JsRuntime::new();
+                    let mut worker = file::WorkerHost::new(&js);
                     loop {
                         let index = next_file.fetch_add(1, Ordering::SeqCst);
                         let Some(file) = files.get(index) else {
@@ -219,8 +222,9 @@ fn run_files(
                         let send = move |batch| {
                             let _ = sender.send((index, batch));
                         };
-                        file::run_file(file, settings, &js, runtime, stopped.clone(), send);
+                        file::run_file(file, settings, &mut worker, runtime, stopped.clone(), send);
                     }
+                    worker.finish();
                 })
                 .expect("the OS starts a thread for a test file");
         }

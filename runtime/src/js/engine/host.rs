@@ -63,7 +63,9 @@ impl JsHost {
                 .map(|_| ())
                 .map_err(|_| JsError::internal("the context already has its ops"))?;
             // Declared now, `awf:ops` is found by name: the loader never has to make it.
-            Module::declare_def::<OpsModule, _>(ctx.clone(), "awf:ops")
+            host.state
+                .modules
+                .declare_anchor::<OpsModule>(&ctx)
                 .catch(&ctx)
                 .map_err(|e| JsError::from_caught(&ctx, e))?;
             Ok(())

@@ -21,8 +21,10 @@ use super::async_context::AsyncContext;
 use super::call_stop::CallStop;
 use super::callbacks::Callbacks;
 use super::host_event::HostEvent;
+use super::module_ledger::ModuleLedger;
 use super::output::ConsoleTarget;
 use super::requester::{JsRequester, ReplyBook};
+use super::shared_objects::SharedObjects;
 use super::timers::TimerWheel;
 use crate::js::errors::JsError;
 use crate::js::source_map::SourceRegistry;
@@ -48,6 +50,8 @@ pub type UncaughtHandler = Rc<dyn Fn(JsError)>;
 pub struct HostState {
     pub config: HostConfig,
     cwd: RefCell<PathBuf>,
+    /// `process.argv`: the config's, until the host's next user is given its own.
+    argv: RefCell<Vec<String>>,
     pub(super) events: mpsc::UnboundedSender<HostEvent>,
     next_id: Cell<u64>,
     /// The tokio tasks of async ops in flight, aborted when the host drops.
@@ -71,6 +75,12 @@ pub struct HostState {
     pub(super) async_context: AsyncContext,
     /// One value per type, for the concerns that drive this host.
     store: RefCell<HashMap<TypeId, Rc<dyn Any>>>,
+    /// The modules loaded, and which stay for the host's next user (reuse.rs).
+    pub(super) modules: ModuleLedger,
+    /// What every user of the host shares, as it was when the host was kept (reuse.rs).
+    pub(super) shared: RefCell<Option<SharedObjects>>,
+    /// The store's types when the host was kept: those stay for its next user.
+    pub(super) kept_store: RefCell<Option<Vec<TypeId>>>,
 }
 
 struct HostRef(Rc<HostState>);
@@ -83,6 +93,7 @@ impl HostState {
     pub(super) fn new(config: HostConfig, events: mpsc::UnboundedSender<HostEvent>) -> HostState {
         HostState {
             cwd: RefCell::new(config.cwd.clone()),
+            argv: RefCell::new(config.argv.clone()),
             config,
             events,
             next_id: Cell::new(0),
@@ -100,6 +111,9 @@ impl HostState {
             settled: RefCell::default(),
             async_context: AsyncContext::default(),
             store: RefCell::default(),
+            modules: ModuleLedger::default(),
+            shared: RefCell::default(),
+            kept_store: RefCell::default(),
         }
     }
 
@@ -138,6 +152,25 @@ impl HostState {
 
     pub fn set_cwd(&self, dir: PathBuf) {
         *self.cwd.borrow_mut() = dir;
+    }
+
+    /// `process.argv`.
+    pub fn argv(&self) -> Vec<String> {
+        self.argv.borrow().clone()
+    }
+
+    pub fn set_argv(&self, argv: Vec<String>) {
+        *self.argv.borrow_mut() = argv;
+    }
+
+    /// Whether a module of this name is loaded in the context (and not retired).
+    pub fn module_loaded(&self, name: &str) -> bool {
+        self.modules.is_loaded(name)
+    }
+
+    /// The context declared a module of this name.
+    pub(crate) fn note_module_loaded(&self, name: &str) {
+        self.modules.note_loaded(name);
     }
 
     /// `process.exit(code)`: stop running JS and end the call with this code.
@@ -217,6 +250,19 @@ impl HostState {
         self.uncaught.borrow_mut().take();
         self.async_context.clear();
         self.store.borrow_mut().clear();
+        self.shared.borrow_mut().take();
+    }
+
+    /// Drops what concerns put in the store since the host was kept.
+    pub(super) fn forget_unkept_store(&self) {
+        if let Some(kept) = self.kept_store.borrow().as_ref() {
+            self.store.borrow_mut().retain(|key, _| kept.contains(key));
+        }
+    }
+
+    /// What is in the store now stays for every later user.
+    pub(super) fn keep_store(&self) {
+        *self.kept_store.borrow_mut() = Some(self.store.borrow().keys().copied().collect());
     }
 }
 

@@ -26,7 +26,7 @@ pub fn builtin_namespace<'js>(
         .and_then(|v| v.as_string())
         .and_then(|s| s.to_string().ok())
         .ok_or_else(|| Exception::throw_type(ctx, "module must be a string"))?;
-    if state.sources.borrow().contains(&name) {
+    if state.module_loaded(&name) {
         return Err(Exception::throw_internal(
             ctx,
             &format!("{name} is behind a lazy global but was already imported"),

@@ -15,6 +15,9 @@
 //! - `callbacks`: the `awf:core` functions the engine calls into.
 //! - `event_loop`, `call`: one call into JS, driven until it settles.
 //! - `output`: where console text goes.
+//! - `reuse`: one host for one user after another (`awf test`'s files on a worker): what stays,
+//!   what is forgotten between users; `module_ledger` retires the modules a user loaded,
+//!   `shared_objects` puts back the objects every user shares.
 //!
 //! Everything JS runs on the thread that calls `JsHost::call`. Drop order matters to QuickJS:
 //! persistent values first, then the context, then the runtime.
@@ -29,6 +32,7 @@ mod host_event;
 mod host_state;
 mod js_runtime;
 mod lazy_builtin;
+mod module_ledger;
 mod op;
 mod op_args;
 mod op_value;
@@ -36,6 +40,8 @@ mod ops_module;
 mod output;
 mod primitives;
 mod requester;
+mod reuse;
+mod shared_objects;
 #[cfg(test)]
 pub(crate) mod testing;
 mod timers;

@@ -22,6 +22,7 @@ use super::op::{OpDecl, OpKind, OpTable};
 use super::op_args::OpArgs;
 use super::op_value::{ErrorClass, OpError, OpValue};
 use super::primitives::{self, Primitive};
+use super::reuse;
 use crate::js::convert;
 
 const PRIMITIVES: &[(&str, Primitive)] = &[
@@ -30,6 +31,7 @@ const PRIMITIVES: &[(&str, Primitive)] = &[
     ("builtin_namespace", lazy_builtin::builtin_namespace),
     ("context_current", async_context::context_current),
     ("context_resume", async_context::context_resume),
+    ("keep_for_reuse", reuse::keep_for_reuse),
 ];
 
 /// The table a context's host was built with, kept with the context for `awf:ops`.

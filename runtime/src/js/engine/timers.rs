@@ -37,6 +37,12 @@ impl TimerWheel {
         self.by_id.insert(id, timer);
     }
 
+    /// Forgets every timer.
+    pub fn clear_all(&mut self) {
+        self.by_time.clear();
+        self.by_id.clear();
+    }
+
     pub fn clear(&mut self, id: u64) {
         if let Some(timer) = self.by_id.remove(&id) {
             self.by_time.remove(&(timer.at, id));

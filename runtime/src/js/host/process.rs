@@ -35,7 +35,7 @@ fn process_info(state: &Rc<HostState>, _: ()) -> Result<serde_json::Value, OpErr
         .map(|p| p.display().to_string())
         .unwrap_or_default();
     Ok(serde_json::json!({
-        "argv": state.config.argv,
+        "argv": state.argv(),
         "cwd": state.cwd().display().to_string(),
         "pid": std::process::id(),
         "platform": std::env::consts::OS,
