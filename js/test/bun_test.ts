@@ -514,6 +514,7 @@ class Run {
 
   private readonly events: TestEvents;
   private readonly plan: Plan;
+  private readonly eachHooksOf = new Map<Suite, { beforeEach: readonly Hook[]; afterEach: readonly Hook[] }>();
   private readonly timeoutMs: number;
 
   constructor(events: TestEvents, plan: Plan, timeoutMs: number) {
@@ -578,8 +579,9 @@ class Run {
     beginTestAssertions();
     let failure = setupFailure;
     if (!setupFailure) {
-      failure = (await this.hooks(chainOf(test).flatMap((suite) => suite.hooks.beforeEach), "beforeEach", true)) ?? (await this.body(test));
-      const afterFailure = await this.hooks(chainOf(test).reverse().flatMap((suite) => suite.hooks.afterEach), "afterEach", false);
+      const { beforeEach, afterEach } = this.eachHooks(test.parent);
+      failure = (await this.hooks(beforeEach, "beforeEach", true)) ?? (await this.body(test));
+      const afterFailure = await this.hooks(afterEach, "afterEach", false);
       failure = failure ?? afterFailure;
     }
     const durationMs = performance.now() - startedAt;
@@ -613,7 +615,7 @@ class Run {
     const body = test.body;
     if (body === undefined) return undefined;
     const limit = test.timeoutMs ?? defaults.timeoutMs ?? this.timeoutMs;
-    let failure = await attempt(() => invoke(body, test.args), limit, () => new TimeoutError(`this test timed out after ${limit}ms.`));
+    let failure = await attempt(body, test.args, limit, () => new TimeoutError(`this test timed out after ${limit}ms.`));
     if (!failure) {
       const counted = checkTestAssertions();
       failure = counted ? { thrown: counted } : undefined;
@@ -623,12 +625,25 @@ class Run {
     return { thrown: new Error("this test is marked as failing but it passed. Remove `.failing` if tested behavior now works") };
   }
 
+  /** The beforeEach hooks of the tests in `suite`, outer to inner, and their afterEach hooks, inner to outer; made once per describe. */
+  private eachHooks(suite: Suite): { beforeEach: readonly Hook[]; afterEach: readonly Hook[] } {
+    let hooks = this.eachHooksOf.get(suite);
+    if (!hooks) {
+      const chain: Suite[] = [];
+      for (let at: Suite | undefined = suite; at; at = at.parent) chain.unshift(at);
+      hooks = { beforeEach: chain.flatMap((s) => s.hooks.beforeEach), afterEach: chain.reverse().flatMap((s) => s.hooks.afterEach) };
+      this.eachHooksOf.set(suite, hooks);
+    }
+    return hooks;
+  }
+
   /** Runs hooks in order; `stopAtFirst` for before-hooks, while after-hooks all run. Returns the first failure. */
   private async hooks(hooks: readonly Hook[], kind: string, stopAtFirst: boolean): Promise<Caught | undefined> {
+    if (hooks.length === 0) return undefined;
     let first: Caught | undefined;
     for (const hook of hooks) {
       const limit = hook.timeoutMs ?? defaults.timeoutMs ?? this.timeoutMs;
-      const failure = await attempt(() => invoke(hook.body, []), limit, () => new TimeoutError(`${kind} hook timed out after ${limit}ms.`));
+      const failure = await attempt(hook.body, [], limit, () => new TimeoutError(`${kind} hook timed out after ${limit}ms.`));
       first = first ?? failure;
       if (first && stopAtFirst) break;
     }
@@ -636,33 +651,41 @@ class Run {
   }
 }
 
-/** The describes around a test, outermost first (the file's top level included). */
-function chainOf(test: TestCase): Suite[] {
-  const chain: Suite[] = [];
-  for (let suite: Suite | undefined = test.parent; suite; suite = suite.parent) chain.unshift(suite);
-  return chain;
-}
-
 function infoOf(test: TestCase): TestInfo {
   return { path: pathOf(test), name: test.name };
 }
 
-async function attempt(work: () => Promise<unknown>, timeoutMs: number, timedOut: () => Error): Promise<Caught | undefined> {
+/**
+ * Runs a body or hook; its failure, if any. A body that returns no promise (and takes no done
+ * callback) has settled when it returns: its outcome is given at once, with no promise or
+ * timer made for it, as most tests are. One that returns a promise, or takes a done callback,
+ * is raced against its time limit.
+ */
+function attempt(body: TestBody, args: readonly unknown[], timeoutMs: number, timedOut: () => Error): Caught | undefined | Promise<Caught | undefined> {
+  if (body.length <= args.length) {
+    let result: unknown;
+    try {
+      result = body(...args);
+    } catch (thrown) {
+      return { thrown };
+    }
+    return isThenable(result) ? settled(withTimeout(Promise.resolve(result), timeoutMs, timedOut)) : undefined;
+  }
+  return settled(withTimeout(withDone(body, args), timeoutMs, timedOut));
+}
+
+async function settled(work: Promise<unknown>): Promise<Caught | undefined> {
   try {
-    await withTimeout(work(), timeoutMs, timedOut);
+    await work;
     return undefined;
   } catch (thrown) {
     return { thrown };
   }
 }
 
-/** Calls a body; it takes a done callback when it declares more parameters than its row supplies. */
-function invoke(body: TestBody, args: readonly unknown[]): Promise<unknown> {
+/** Calls a body that takes a done callback after its row's values; settles when done is called (or its promise rejects). */
+function withDone(body: TestBody, args: readonly unknown[]): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    if (body.length <= args.length) {
-      resolve(body(...args));
-      return;
-    }
     const done: DoneCallback = (error) => (error === undefined || error === null ? resolve(undefined) : reject(error));
     const result: unknown = body(...args, done);
     if (isThenable(result)) result.then(undefined, reject);

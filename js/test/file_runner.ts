@@ -7,7 +7,7 @@ import * as ops from "awf:ops";
 import { errorInfo, keepForReuse, resetHost } from "../core.ts";
 import { unnamedPrototypes } from "../host/shared_objects.ts";
 import * as bunTest from "./bun_test.ts";
-import { runRegisteredTests, type TestEvents } from "./bun_test.ts";
+import { runRegisteredTests, type TestEvents, type TestInfo } from "./bun_test.ts";
 import { configureSnapshots, expectationPrototype, finishSnapshots } from "./expect.ts";
 
 export interface FileOptions {
@@ -23,15 +23,33 @@ export interface FileOptions {
   readonly ci?: boolean;
 }
 
-/** One report to the host, as JSON text. A lone surrogate (in a failure's text, say) becomes U+FFFD: the host reads UTF-8. */
+/**
+ * Sends one report (JSON text) to the host. A lone surrogate (in a failure's text, say) becomes
+ * U+FFFD: the host reads UTF-8. JSON.stringify writes one as a `\udXXX` escape, so only text
+ * with such an escape in it is looked at again.
+ */
+function send(json: string): void {
+  ops.test_event(json.includes("\\ud") ? JSON.stringify(JSON.parse(json), (_key, value: unknown) => (typeof value === "string" ? value.toWellFormed() : value)) : json);
+}
+
 function report(event: { kind: string; [field: string]: unknown }): void {
-  const json = JSON.stringify(event);
-  ops.test_event(/\\u[dD][89a-fA-F]/.test(json) ? JSON.stringify(event, (_key, value: unknown) => (typeof value === "string" ? value.toWellFormed() : value)) : json);
+  send(JSON.stringify(event));
+}
+
+// A test's start and its result name the same test: its JSON is made once.
+let lastTest: TestInfo | undefined;
+let lastTestJson = "";
+function testJson(test: TestInfo): string {
+  if (test !== lastTest) {
+    lastTest = test;
+    lastTestJson = JSON.stringify(test);
+  }
+  return lastTestJson;
 }
 
 const events: TestEvents = {
-  start: (test) => report({ kind: "start", test }),
-  pass: (test, durationMs) => report({ kind: "pass", test, durationMs }),
+  start: (test) => send(`{"kind":"start","test":${testJson(test)}}`),
+  pass: (test, durationMs) => send(`{"kind":"pass","test":${testJson(test)},"durationMs":${Number.isFinite(durationMs) ? durationMs : 0}}`),
   fail: (test, durationMs, failure) => report({ kind: "fail", test, durationMs, failure }),
   skip: (test) => report({ kind: "skip", test }),
   todo: (test) => report({ kind: "todo", test }),

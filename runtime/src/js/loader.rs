@@ -15,10 +15,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rquickjs::loader::{ImportAttributes, Loader, Resolver};
-use rquickjs::module::Declared;
+use rquickjs::module::{Declared, WriteOptions};
 use rquickjs::{Ctx, Exception, Module, Object, Value};
 
 use super::builtins;
+use super::compile_cache;
 use super::engine::HostState;
 use super::module_mocks::{ModuleMocks, MOCK_PREFIX};
 use super::transpile::{transpile, ImportSite, SourceKind};
@@ -166,6 +167,16 @@ impl Loader for AwfLoader {
         if name.ends_with(".json") {
             return load_json(ctx, &state, name, &source);
         }
+        if let Some(cached) = compile_cache::load(name, &source) {
+            // SAFETY: this executable wrote the bytecode, for this very source (compile_cache.rs
+            // checks both, and the bytes' checksum).
+            let module = unsafe { Module::load(ctx.clone(), &cached.bytecode) }?;
+            state.note_module_loaded(name);
+            state.record_imports(name, cached.imports);
+            state.sources.borrow_mut().insert(name, source, cached.map);
+            set_import_meta(&module, name)?;
+            return Ok(module);
+        }
         let transpiled = match transpile(name, &source, SourceKind::of_path(name), true) {
             Ok(t) => t,
             Err(e) => {
@@ -180,13 +191,17 @@ impl Loader for AwfLoader {
                 ));
             }
         };
+        let module = Module::declare(ctx.clone(), name, transpiled.code)?;
+        state.note_module_loaded(name);
+        if let Ok(bytecode) = module.write(WriteOptions::default()) {
+            let map = transpiled.map.as_ref();
+            compile_cache::store(name, &source, &bytecode, map, &transpiled.imports);
+        }
         state.record_imports(name, transpiled.imports);
         state
             .sources
             .borrow_mut()
             .insert(name, source, transpiled.map.map(Arc::new));
-        let module = Module::declare(ctx.clone(), name, transpiled.code)?;
-        state.note_module_loaded(name);
         set_import_meta(&module, name)?;
         Ok(module)
     }

@@ -3,7 +3,8 @@
 //! `JsHost::new` starts an engine (`engine/`) serving awf's ops: the host APIs (`host/`, the
 //! Rust half of js/host/*.ts) and the concerns' ops (`ops/`, the Rust half of the other
 //! built-ins), then loads js/bootstrap.ts (console, timers, process, the author globals). Beside
-//! them: `loader` (module names to code), `builtins` (the embedded TS), `transpile` and
+//! them: `loader` (module names to code), `compile_cache` (a user file's bytecode, kept from
+//! run to run), `builtins` (the embedded TS), `transpile` and
 //! `source_map` (TS to JS and back), `errors` (thrown values as `JsError`) and `convert` (JSON
 //! across the boundary).
 
@@ -16,6 +17,7 @@ mod async_context;
 mod builtin_path;
 mod builtins;
 mod call_site;
+mod compile_cache;
 mod convert;
 mod engine;
 mod errors;
