@@ -9,6 +9,8 @@
 //! compiled as if there were no cache, and the entry written again. Entries are written to a
 //! temporary file and renamed into place, so a reader sees a whole entry or none.
 //!
+//! When the folder passes 4096 entries, entries older than a week are removed.
+//!
 //! The directory is `$AWF_CACHE_DIR/compiled`, else `$XDG_CACHE_HOME/awf/compiled`, else
 //! `~/.cache/awf/compiled`; `AWF_COMPILE_CACHE=0` turns the cache off. A cache that cannot be
 //! read or written is no cache: nothing fails because of it.
@@ -134,6 +136,44 @@ fn store_in(
     if let Err(error) = write_entry(path, &header, bytecode) {
         tracing::debug!(%error, path = %path.display(), "compile cache entry not written");
     }
+    // One write in PRUNE_EVERY looks at the folder's size (each source path has one entry,
+    // but paths come and go: temporary folders, renamed files).
+    if header.source_hash % PRUNE_EVERY == 0 {
+        if let Some(dir) = path.parent() {
+            prune(dir, MAX_ENTRIES, MAX_AGE);
+        }
+    }
+}
+
+/// How often a write prunes the folder, on average.
+const PRUNE_EVERY: u64 = 64;
+/// Entries the folder holds before old ones are removed.
+const MAX_ENTRIES: usize = 4096;
+/// The age past which an entry goes when the folder is past `MAX_ENTRIES`.
+const MAX_AGE: std::time::Duration = std::time::Duration::from_secs(7 * 24 * 3600);
+
+/// When `dir` holds more than `max_entries` entries, removes those written longer than `max_age`
+/// ago (a file still in use is compiled again once).
+fn prune(dir: &Path, max_entries: usize, max_age: std::time::Duration) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let entries: Vec<_> = entries.flatten().collect();
+    if entries.len() <= max_entries {
+        return;
+    }
+    let now = std::time::SystemTime::now();
+    for entry in entries {
+        let old = entry
+            .metadata()
+            .and_then(|meta| meta.modified())
+            .ok()
+            .and_then(|written| now.duration_since(written).ok())
+            .is_some_and(|age| age > max_age);
+        if old {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 fn write_entry(path: &Path, header: &Header, bytecode: &[u8]) -> std::io::Result<()> {
@@ -240,6 +280,29 @@ mod tests {
             None
         );
         assert_eq!(cache_dir(env(&[])), None);
+    }
+
+    #[test]
+    fn a_full_folder_loses_its_old_entries() {
+        let dir = std::env::temp_dir().join(format!("awf-cache-prune-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for i in 0..3 {
+            std::fs::write(dir.join(format!("{i}.qjsc")), "x").unwrap();
+        }
+        prune(&dir, 5, std::time::Duration::ZERO);
+        assert_eq!(
+            std::fs::read_dir(&dir).unwrap().count(),
+            3,
+            "under the limit, all stay"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        prune(&dir, 2, std::time::Duration::from_millis(10));
+        assert_eq!(
+            std::fs::read_dir(&dir).unwrap().count(),
+            0,
+            "past it, the old ones go"
+        );
+        std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]

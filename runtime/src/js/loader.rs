@@ -191,17 +191,25 @@ impl Loader for AwfLoader {
                 ));
             }
         };
-        let module = Module::declare(ctx.clone(), name, transpiled.code)?;
-        state.note_module_loaded(name);
-        if let Ok(bytecode) = module.write(WriteOptions::default()) {
-            let map = transpiled.map.as_ref();
-            compile_cache::store(name, &source, &bytecode, map, &transpiled.imports);
-        }
-        state.record_imports(name, transpiled.imports);
+        // Before the module is declared: QuickJS resolves its imports as it compiles them, and
+        // an import that resolves to nothing is placed by its site.
+        state.record_imports(name, transpiled.imports.clone());
+        let map = transpiled.map.map(Arc::new);
         state
             .sources
             .borrow_mut()
-            .insert(name, source, transpiled.map.map(Arc::new));
+            .insert(name, source.clone(), map.clone());
+        let module = Module::declare(ctx.clone(), name, transpiled.code)?;
+        state.note_module_loaded(name);
+        if let Ok(bytecode) = module.write(WriteOptions::default()) {
+            compile_cache::store(
+                name,
+                &source,
+                &bytecode,
+                map.as_deref(),
+                &transpiled.imports,
+            );
+        }
         set_import_meta(&module, name)?;
         Ok(module)
     }
