@@ -3,7 +3,7 @@
 //!
 //! It owns the command line, reading standard input, one exchange on the agent's socket, and how
 //! the response is printed and exited with. The run owns the rest: which tools exist, how flags
-//! become JSON (the server has the schemas), whether an answer fits. The protocol (`wire.rs`), the
+//! become JSON (the server has the schemas), whether an answer fits. The protocol (`wire/`), the
 //! codes (`refusal.rs`) and the limits (`limits.rs`) come from the runtime by `#[path]`; wfa uses
 //! only std, serde and serde_json and no thread unless it reads standard input, so a round trip
 //! costs well under a millisecond more than starting `/bin/true`.
@@ -36,7 +36,7 @@ mod limits;
 #[path = "../../../../runtime/src/channel/refusal.rs"]
 mod refusal;
 #[allow(dead_code)]
-#[path = "../../../../runtime/src/channel/wire.rs"]
+#[path = "../../../../runtime/src/channel/wire/mod.rs"]
 mod wire;
 
 mod args;
