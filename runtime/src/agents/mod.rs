@@ -2,7 +2,7 @@
 //!
 //! - `registry.rs`: a run's agents by key (`Agents::open`), and what they share with the run.
 //! - `spec.rs`: an agent spec as `wf.agents.open` gives it, checked field by field.
-//! - `agent.rs`: an open agent: its turn, its answers, its tool calls' state.
+//! - `agent/`: an open agent: its turn, its answers, its tool calls' state, who may speak for it.
 //! - `problem.rs`: why an open is refused.
 //! - `channel.rs`: the agent's socket router.
 //! - `turn.rs`: one turn, from its queue ticket to its outcome, through the agent's harness.

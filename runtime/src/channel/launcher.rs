@@ -1,8 +1,8 @@
 //! Each agent's launcher: `<agent folder>/wfa`, a symbolic link to the `wfa` binary. Started by
-//! that path, wfa finds the agent's socket beside it (`wire::SOCKET_NAME`; cli/src/bin/wfa/main.rs),
-//! so a call costs one exec (a shell script that exec'd wfa cost a shell start more, about
-//! 0.6 ms). Prompts name it by absolute path, since an agent CLI's tool shell may not inherit
-//! PATH.
+//! that path, wfa finds the agent's socket beside it (`wire::SOCKET_NAME`;
+//! cli/src/bin/wfa/channel.rs), so a call costs one exec (a shell script that exec'd wfa cost a
+//! shell start more, about 0.6 ms). Prompts name it by absolute path, since an agent CLI's tool
+//! shell may not inherit PATH.
 
 use std::io;
 use std::path::{Path, PathBuf};

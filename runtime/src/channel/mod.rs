@@ -7,7 +7,7 @@
 //! which agent it is for, and the connecting process (`SO_PEERCRED`) must be one of that agent's
 //! own (`server.rs`), so nothing secret goes into a prompt and a path alone grants nothing.
 //!
-//! `wire.rs` and `refusal.rs` depend on nothing but serde, because the `wfa` binary includes
+//! `wire/` and `refusal.rs` depend on nothing but serde, because the `wfa` binary includes
 //! them by path.
 
 pub mod client;

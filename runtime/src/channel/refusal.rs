@@ -1,7 +1,7 @@
 //! Every code a refused or failed agent request carries, in one table: its wire string, the exit
 //! code `wfa` leaves with and what it means; and `wfa`'s exit codes.
 //!
-//! The server and the engine pick a code; `wire.rs` carries it; `wfa` exits by it; `wfa --help`
+//! The server and the engine pick a code; `wire/` carries it; `wfa` exits by it; `wfa --help`
 //! and the server's `wfa tool` listing print both tables through [`codes_help`], so the numbers
 //! an agent reads are the ones it gets. `wfa` compiles this file by `#[path]`, so it uses std only.
 

@@ -15,8 +15,10 @@ use std::sync::mpsc::{self, Sender};
 use std::thread;
 use std::time::Duration;
 
+use crate::exchange::describe;
+use crate::limits;
+use crate::output::{refused_locally, report, Output};
 use crate::refusal::{Code, Exit};
-use crate::{limits, refused_locally, Output};
 
 /// How long standard input may take to become readable before wfa asks whether to wait.
 const STDIN_WAIT: Duration = Duration::from_millis(25);
@@ -55,7 +57,7 @@ impl StdinError {
                             $AWF_WFA ... <<'WF_JSON'\n{\"field\": \"value\"}\nWF_JSON\n\
                             or pipe from a command that closes its output when done";
                 let code = Code::InvalidInput;
-                let text = crate::report(subject, "refused", code, &message, &[], Some(hint));
+                let text = report(subject, "refused", code, &message, &[], Some(hint));
                 return Output::stderr(code.exit(), text);
             }
             StdinError::NotUtf8 => "standard input is not UTF-8 text".to_owned(),
@@ -97,7 +99,7 @@ pub fn read(waits: impl FnOnce() -> Option<bool>) -> Result<Option<String>, Stdi
         match arrivals.recv_timeout(wait) {
             Ok(StdinEvent::Began) => began = true,
             Ok(StdinEvent::Ended(result)) => {
-                break result.map_err(|error| StdinError::Unreadable(crate::describe(&error)))?
+                break result.map_err(|error| StdinError::Unreadable(describe(&error)))?
             }
             Err(_) if began => return Err(StdinError::StillOpen),
             Err(_) if asked => return Err(StdinError::Silent),
@@ -139,4 +141,24 @@ fn pump(events: Sender<StdinEvent>) {
         }
     };
     let _ = events.send(StdinEvent::Ended(result));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_local_refusal_looks_like_the_run_s() {
+        let output = StdinError::TooLarge.render("label_item");
+        assert_eq!(output.exit, Exit::Refused);
+        assert_eq!(
+            output.stderr,
+            format!(
+                "wfa: label_item: refused (request-too-large): standard input is over the limit \
+                 of {} bytes\n",
+                limits::MAX_PAYLOAD_BYTES
+            )
+        );
+        assert_eq!(StdinError::NotUtf8.render("t3").exit, Exit::Usage);
+    }
 }

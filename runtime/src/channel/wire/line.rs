@@ -1,166 +1,12 @@
-//! The agent channel's wire protocol, version 1: the [`Request`] `wfa` sends on an agent's socket,
-//! the [`Response`] the run sends back, and the checks every line passes (size, JSON, version,
-//! shape) before anyone acts on it.
-//!
-//! One connection carries one exchange: the client writes one newline-terminated request,
-//! half-closes, and reads one newline-terminated response. The socket a request arrives on says
-//! which agent sent it (the connection is the authority), so requests carry no agent identity.
-//!
-//! This file owns the shapes and their encoding only. Sockets, turning a tool's flags into JSON by
-//! its schema, and judging answers belong to the server (`server.rs`) and the engine; the codes are
-//! `refusal.rs`'s. `wfa` compiles this file by `#[path]` beside `refusal.rs`, so it names nothing
-//! but std, serde, serde_json and that sibling (`super::refusal`), and takes size limits as
-//! arguments: callers pass `limits::MAX_REQUEST_BYTES` or `limits::MAX_RESPONSE_BYTES`.
+//! A message as one line and back: encoding puts `version` first and bounds the size; decoding
+//! checks, in order, the size, JSON, an object, `version`, then the shape, so each malformed line
+//! gets the one refusal that says what is wrong first.
 
-use std::fmt;
-
-use serde::de::{DeserializeOwned, Deserializer, Error as _};
-use serde::{Deserialize, Serialize, Serializer};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 use serde_json::Value;
 
-use super::refusal::Code;
-
-/// The protocol version this build speaks; every line carries it as `"version"`.
-pub const VERSION: u64 = 1;
-
-/// The name of an agent's socket in its folder, beside its launcher `wfa`: wfa started by the
-/// launcher's path connects to the socket in the same folder.
-pub const SOCKET_NAME: &str = "s.sock";
-
-/// What an agent asks of its run, one per connection.
-///
-/// `Tools {}` is a struct variant rather than a unit one because serde ignores unknown fields
-/// beside the tag of a unit variant, and this protocol refuses them.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "command", rename_all = "lowercase", deny_unknown_fields)]
-pub enum Request {
-    /// `wfa tool <name> [words]`: call a tool. `args` are the words after the name as typed; the
-    /// server reads them as flags by the tool's schema. `stdin` is JSON input given on standard
-    /// input, when there was any.
-    Tool {
-        name: String,
-        args: Vec<String>,
-        stdin: Option<String>,
-    },
-    /// `wfa tool` alone: list this agent's tools, their limits and the codes.
-    Tools {},
-    /// `wfa tool <name> --help`: how to call that one tool.
-    #[serde(rename = "tool-help")]
-    ToolHelp { name: String },
-    /// What input a tool (`tool`) or a turn's answer (`turn`) is taught as: `json`, `text`,
-    /// `flags` or `nothing`, on `stdout`. `wfa` asks only when it was given no words and
-    /// standard input is open but silent, to know whether to wait for a slow producer.
-    Expects {
-        tool: Option<String>,
-        turn: Option<String>,
-    },
-    /// `wfa result <turn> [words]`: answer a turn, by flags in `args` or on standard input.
-    Result {
-        turn: String,
-        args: Vec<String>,
-        stdin: Option<String>,
-    },
-    /// `wfa waiting <turn> --reason <text> [--timeout <duration>]`: the agent still works on the
-    /// turn and asks for time; `timeout` is as typed ("2m") and read by the server.
-    Waiting {
-        turn: String,
-        reason: String,
-        timeout: Option<String>,
-    },
-    /// `wfa send 'TEXT'` (or text on standard input), `wfa send --json` (JSON `data` on
-    /// standard input): a message to the workflow, for an agent opened with `messages: true`.
-    Send {
-        text: Option<String>,
-        data: Option<String>,
-    },
-}
-
-/// The run's answer to one request. The kind and the code agree: `refused` carries a refusal
-/// code, `failed` a failure code ([`Code::is_refusal`]); [`Response::decode`] checks it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
-pub enum Response {
-    /// Done: `stdout` is what `wfa` prints (a tool's result, the listing, an acknowledgement).
-    Ok { stdout: String },
-    /// Nothing ran. `details` are the lines under the message (one per field that was wrong).
-    Refused {
-        code: Code,
-        message: String,
-        details: Vec<String>,
-        hint: Option<String>,
-    },
-    /// The call ran and failed.
-    Failed {
-        code: Code,
-        message: String,
-        hint: Option<String>,
-    },
-}
-
-/// A line longer than its limit; sizes in bytes, not counting the newline.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Oversized {
-    pub size: usize,
-    pub max: usize,
-}
-
-impl fmt::Display for Oversized {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} bytes, over the limit of {}", self.size, self.max)
-    }
-}
-
-/// Why a line is not a message of this protocol.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum DecodeError {
-    TooLarge(Oversized),
-    /// `version` is present but not 1; holds it as it was sent, as JSON text.
-    UnsupportedVersion(String),
-    /// Not JSON, not an object, no `version`, or not one of the shapes above.
-    Invalid(String),
-}
-
-impl DecodeError {
-    /// The code a request refused for this reason carries.
-    pub fn code(&self) -> Code {
-        match self {
-            DecodeError::TooLarge(_) => Code::RequestTooLarge,
-            DecodeError::UnsupportedVersion(_) => Code::UnsupportedVersion,
-            DecodeError::Invalid(_) => Code::InvalidRequest,
-        }
-    }
-
-    /// The refusal the server sends for a request that failed to decode.
-    pub fn into_response(self) -> Response {
-        let hint = match self {
-            DecodeError::UnsupportedVersion(_) => Some(
-                "this wfa comes from another awf than the run; use the launcher named in your \
-                 current prompt"
-                    .to_owned(),
-            ),
-            DecodeError::TooLarge(_) | DecodeError::Invalid(_) => None,
-        };
-        Response::Refused {
-            code: self.code(),
-            message: self.to_string(),
-            details: Vec::new(),
-            hint,
-        }
-    }
-}
-
-impl fmt::Display for DecodeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            DecodeError::TooLarge(oversized) => write!(f, "the line is {oversized}"),
-            DecodeError::UnsupportedVersion(version) => write!(
-                f,
-                "protocol version {version} is not supported; this side speaks version {VERSION}"
-            ),
-            DecodeError::Invalid(why) => f.write_str(why),
-        }
-    }
-}
+use super::{DecodeError, Oversized, Request, Response, VERSION};
 
 impl Request {
     /// The request as one line, newline included; `Err` when it is over `max_bytes`.
@@ -266,21 +112,9 @@ fn json_kind(value: &Value) -> &'static str {
     }
 }
 
-impl Serialize for Code {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for Code {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let wire = String::deserialize(deserializer)?;
-        Code::from_wire(&wire).ok_or_else(|| D::Error::custom(format!("unknown code `{wire}`")))
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::Code;
     use super::*;
 
     const MAX: usize = 4096;
@@ -577,19 +411,6 @@ mod tests {
             stdout: "y".repeat(MAX),
         };
         assert!(response.encode(MAX).is_err());
-    }
-
-    #[test]
-    fn a_decode_error_becomes_the_refusal_the_server_sends() {
-        let error = decode_request(r#"{"version":2,"command":"tools"}"#).unwrap_err();
-        match error.into_response() {
-            Response::Refused {
-                code,
-                hint: Some(_),
-                ..
-            } => assert_eq!(code, Code::UnsupportedVersion),
-            other => panic!("{other:?}"),
-        }
     }
 
     #[test]

@@ -1,0 +1,266 @@
+//! An open agent: what it was opened with, its harness, its socket, whether it is closing, what
+//! its turns used; and the state its socket reads, under one lock, which the rest of this folder
+//! works on:
+//!
+//! - `open_turn.rs`: which turn is open, which are over, whether its answer was accepted; answers
+//!   and `wfa waiting` are decided there.
+//! - `caller.rs`: its tool calls (tools/calls.rs, under the same lock); a tool call goes to
+//!   tools/dispatch.rs, for which the agent is a `Caller`.
+//! - `authority.rs`: which connecting processes may speak for it.
+
+mod authority;
+mod caller;
+mod open_turn;
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use serde_json::Value;
+use tokio::sync::Notify;
+
+use super::cancel::TurnCancels;
+use super::problem::OpenError;
+use super::queue::TurnQueue;
+use super::registry::RunLink;
+use super::spec::AgentSpec;
+use crate::channel::refusal::Code;
+use crate::channel::server::AgentSocket;
+use crate::channel::wire::Response;
+use crate::harness::keeper::Supervision;
+use crate::harness::{Harness, NativeSession, Usage};
+use crate::records::Event;
+use crate::schema::Schema;
+use crate::tools::calls::ToolCalls;
+use crate::tools::ToolSet;
+
+/// An open agent.
+pub struct Agent {
+    pub key: String,
+    /// Fixed at open: a reopen must give the same names, descriptions and schemas.
+    pub tools: ToolSet,
+    pub(super) spec: AgentSpec,
+    /// Replaced by `agent.set` (the same session with other settings).
+    harness: Mutex<Arc<dyn Harness>>,
+    pub cwd: PathBuf,
+    pub launcher: PathBuf,
+    /// `AWF_SESSION`: stable across the agent's turns.
+    pub session_name: String,
+    pub(super) link: Arc<RunLink>,
+    pub queue: Arc<TurnQueue>,
+    /// The agent's native session; a turn holds it while it runs (turns run one at a time).
+    pub(super) native: tokio::sync::Mutex<NativeSession>,
+    /// How the run's agent processes are tracked; each attempt's process is started through it.
+    pub supervision: Arc<Supervision>,
+    /// Its turns that the workflow may cancel (`wf.race`, `wf.parallel`).
+    pub cancels: TurnCancels,
+    state: Mutex<AgentState>,
+    socket: Mutex<Option<AgentSocket>>,
+}
+
+#[derive(Default)]
+struct AgentState {
+    turns_taken: u32,
+    open: Option<OpenTurn>,
+    over: HashSet<String>,
+    /// `close()` was called: no new operation is accepted.
+    closing: bool,
+    closed: bool,
+    calls: ToolCalls,
+    /// What the agent's turns used so far.
+    usage: Usage,
+    /// The root of the agent's process tree (its keeper's pid) while a process runs.
+    process_root: Option<i32>,
+}
+
+/// The turn an agent works on.
+struct OpenTurn {
+    id: String,
+    schema: Option<Schema>,
+    deadline: Instant,
+    accepted: Option<Value>,
+    answered: Arc<Notify>,
+    /// Wakes a running tool call when the turn ends.
+    over: Arc<Notify>,
+    /// A message turn (`agent.send`): tools work, and no answer is owed or taken.
+    message: bool,
+}
+
+impl Agent {
+    pub(super) fn new(
+        spec: AgentSpec,
+        harness: Arc<dyn Harness>,
+        cwd: PathBuf,
+        launcher: PathBuf,
+        session_name: String,
+        link: Arc<RunLink>,
+        supervision: Arc<Supervision>,
+    ) -> Agent {
+        Agent {
+            key: spec.key.clone(),
+            tools: spec.tools.clone().unwrap_or_default(),
+            spec,
+            harness: Mutex::new(harness),
+            cwd,
+            launcher,
+            session_name,
+            link,
+            queue: Arc::new(TurnQueue::default()),
+            native: tokio::sync::Mutex::default(),
+            supervision,
+            cancels: TurnCancels::default(),
+            state: Mutex::new(AgentState::default()),
+            socket: Mutex::new(None),
+        }
+    }
+
+    pub fn link(&self) -> &Arc<RunLink> {
+        &self.link
+    }
+
+    /// The agent's harness, with the settings its later turns run with.
+    pub fn harness(&self) -> Arc<dyn Harness> {
+        self.harness
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    pub(super) fn replace_harness(&self, harness: Arc<dyn Harness>) {
+        *self.harness.lock().unwrap_or_else(|e| e.into_inner()) = harness;
+    }
+
+    /// How many turns the agent has begun.
+    pub fn turns_taken(&self) -> u32 {
+        self.state().turns_taken
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, AgentState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn record(&self, event: &Event) {
+        if let Err(e) = self.link.records.append(event) {
+            tracing::warn!(agent = %self.key, "cannot append to the run's events: {e}");
+        }
+    }
+
+    /// A reopen under this key must give the same spec (tools: the same names, descriptions and
+    /// schemas; handlers may change).
+    pub(super) fn check_reopen(&self, spec: &AgentSpec) -> Result<(), OpenError> {
+        for ((field, old), (_, new)) in self.spec.identity().iter().zip(spec.identity()) {
+            if *old != new {
+                return Err(OpenError::Reopened {
+                    key: spec.key.clone(),
+                    field,
+                    then: compact(old),
+                    now: compact(&new),
+                });
+            }
+        }
+        if let Some(tools) = &spec.tools {
+            self.tools
+                .check_same(tools)
+                .map_err(|source| OpenError::Tools {
+                    key: spec.key.clone(),
+                    source,
+                })?;
+        }
+        if self.is_closed() {
+            return Err(OpenError::Closed(spec.key.clone()));
+        }
+        Ok(())
+    }
+
+    pub(super) fn listen(&self, socket: AgentSocket) {
+        *self.socket.lock().unwrap_or_else(|e| e.into_inner()) = Some(socket);
+    }
+
+    /// The agent's socket, while it listens.
+    pub fn socket_path(&self) -> Option<PathBuf> {
+        let socket = self.socket.lock().unwrap_or_else(|e| e.into_inner());
+        socket.as_ref().map(|s| s.path().to_path_buf())
+    }
+
+    pub(super) fn stop_listening(&self) {
+        self.socket.lock().unwrap_or_else(|e| e.into_inner()).take();
+    }
+
+    pub fn is_closed(&self) -> bool {
+        let state = self.state();
+        state.closing || state.closed
+    }
+
+    /// Refuses new operations from now on; queued ones still run. `false` if already closing.
+    pub fn begin_close(&self) -> bool {
+        !std::mem::replace(&mut self.state().closing, true)
+    }
+
+    /// The last step of `close()`, once the operations queued before it are done.
+    pub fn finish_close(&self) {
+        self.state().closed = true;
+        self.stop_listening();
+        self.record(&Event::AgentClosed {
+            agent: self.key.clone(),
+        });
+    }
+
+    /// What the agent's turns used so far.
+    pub fn usage(&self) -> Usage {
+        self.state().usage
+    }
+
+    pub(super) fn add_usage(&self, usage: &Usage) {
+        self.state().usage.add(usage);
+    }
+
+    /// The spec's standing instructions, which go with the agent's first turn (`n` 1) only.
+    pub(super) fn instructions_for_turn(&self, n: u32) -> Option<&str> {
+        (n == 1)
+            .then_some(self.spec.instructions.as_deref())
+            .flatten()
+    }
+
+    /// Whether the agent was opened with `messages: true`.
+    pub fn sends_messages(&self) -> bool {
+        self.spec.messages
+    }
+}
+
+pub(super) fn refused(
+    code: Code,
+    message: &str,
+    details: Vec<String>,
+    hint: Option<&str>,
+) -> Response {
+    Response::Refused {
+        code,
+        message: message.to_string(),
+        details,
+        hint: hint.map(str::to_string),
+    }
+}
+
+fn compact(value: &Value) -> String {
+    let text = value.to_string();
+    if text.chars().count() > 60 {
+        format!("{}…", text.chars().take(60).collect::<String>())
+    } else {
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn long_values_are_shortened_in_messages() {
+        assert_eq!(compact(&json!("short")), "\"short\"");
+        let long = compact(&json!("x".repeat(100)));
+        assert_eq!(long.chars().count(), 61);
+        assert!(long.ends_with('…'));
+    }
+}
