@@ -157,3 +157,60 @@ export default defineWorkflow({
         json!({"same": true, "loads": 1})
     );
 }
+
+#[test]
+fn a_file_compiled_once_runs_from_the_compile_cache_the_same_until_it_changes() {
+    let project = TempProject::new();
+    let cache = project.path().join("cache");
+    let workflow = |answer: &str| {
+        format!(
+            r#"import {{ twice }} from "./lib.ts";
+interface Shape {{ side: number }}
+export default defineWorkflow({{
+  meta: {{ name: "cached", description: "From the cache." }},
+  run: () => {{
+    const shape: Shape = {{ side: {answer} }};
+    let at = "";
+    try {{ twice(shape.side); }} catch (error) {{ at = String((error as Error).stack).split("\n")[1].trim(); }}
+    return {{ value: shape.side, url: import.meta.filename.endsWith("wf.ts"), at }};
+  }},
+}});
+"#
+        )
+    };
+    project
+        .file(
+            "lib.ts",
+            "type N = number;\nexport function twice(n: N): N {\n  throw new Error(`no ${n}`);\n}\n",
+        )
+        .file("wf.ts", &workflow("3"));
+    let run_with = |switch: &str| {
+        let ran = project
+            .awf(&["run", "wf.ts"])
+            .env("AWF_CACHE_DIR", &cache)
+            .env("AWF_COMPILE_CACHE", switch)
+            .run();
+        ran.assert_success().json()
+    };
+    let run = || run_with("1");
+    let expected = run_with("0");
+    assert!(!cache.exists(), "AWF_COMPILE_CACHE=0 writes no cache");
+    let lib = project.path().join("lib.ts").display().to_string();
+    assert!(
+        expected["at"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("at twice ({lib}:3:")),
+        "{expected}"
+    );
+    assert_eq!(
+        run(),
+        expected,
+        "the first run compiles and writes the cache"
+    );
+    let entries = std::fs::read_dir(cache.join("compiled")).unwrap().count();
+    assert_eq!(entries, 2, "one entry for each of wf.ts and lib.ts");
+    assert_eq!(run(), expected, "the second run reads both from the cache");
+    project.file("wf.ts", &workflow("4"));
+    assert_eq!(run()["value"], 4, "a changed file is compiled again");
+}

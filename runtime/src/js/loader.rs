@@ -167,13 +167,16 @@ impl Loader for AwfLoader {
         if name.ends_with(".json") {
             return load_json(ctx, &state, name, &source);
         }
+        // Import sites and source go in before the module is made: QuickJS resolves a module's
+        // imports as it compiles or reads it, and an import that resolves to nothing is placed
+        // by its site.
         if let Some(cached) = compile_cache::load(name, &source) {
+            state.record_imports(name, cached.imports);
+            state.sources.borrow_mut().insert(name, source, cached.map);
             // SAFETY: this executable wrote the bytecode, for this very source (compile_cache.rs
             // checks both, and the bytes' checksum).
             let module = unsafe { Module::load(ctx.clone(), &cached.bytecode) }?;
             state.note_module_loaded(name);
-            state.record_imports(name, cached.imports);
-            state.sources.borrow_mut().insert(name, source, cached.map);
             set_import_meta(&module, name)?;
             return Ok(module);
         }
@@ -191,8 +194,6 @@ impl Loader for AwfLoader {
                 ));
             }
         };
-        // Before the module is declared: QuickJS resolves its imports as it compiles them, and
-        // an import that resolves to nothing is placed by its site.
         state.record_imports(name, transpiled.imports.clone());
         let map = transpiled.map.map(Arc::new);
         state
