@@ -539,13 +539,13 @@ class Run {
       this.announceNotRun(suite);
       return;
     }
-    const failure = setupFailure ?? (await this.hooks(suite.hooks.beforeAll, "beforeAll", true));
+    const failure = setupFailure ?? (await this.hooks(suite.hooks.beforeAll, "beforeAll hook", true));
     for (const child of suite.children) {
       if (child.kind === "suite") await this.suite(child, failure);
       else await this.test(child, failure);
     }
     if (setupFailure) return;
-    const afterFailure = await this.hooks(suite.hooks.afterAll, "afterAll", false);
+    const afterFailure = await this.hooks(suite.hooks.afterAll, "afterAll hook", false);
     if (afterFailure) this.reportError(suite === root ? "afterAll" : `afterAll in describe("${suite.name}")`, afterFailure.thrown);
   }
 
@@ -579,10 +579,15 @@ class Run {
     beginTestAssertions();
     let failure = setupFailure;
     if (!setupFailure) {
+      // A hook settles at once when its code returns no promise: awaited only when it did. The
+      // body and the afterEach hooks are always awaited, so that what they queued as microtasks
+      // runs while the test does (a throw there fails it, as in bun).
       const { beforeEach, afterEach } = this.eachHooks(test.parent);
-      failure = (await this.hooks(beforeEach, "beforeEach", true)) ?? (await this.body(test));
-      const afterFailure = await this.hooks(afterEach, "afterEach", false);
-      failure = failure ?? afterFailure;
+      let before = this.hooks(beforeEach, "beforeEach hook", true);
+      if (before instanceof Promise) before = await before;
+      failure = before ?? (await this.body(test));
+      const after = await this.hooks(afterEach, "afterEach hook", false);
+      failure = failure ?? after;
     }
     const durationMs = performance.now() - startedAt;
     runningTest = undefined;
@@ -597,7 +602,11 @@ class Run {
   }
 
   /** The body, run again after a failure while `retry` allows, and again after a pass `repeats` times. */
-  private async body(test: TestCase): Promise<Caught | undefined> {
+  private body(test: TestCase): Outcome {
+    return test.retry === 0 && test.repeats === 0 ? this.bodyOnce(test) : this.bodyAgain(test);
+  }
+
+  private async bodyAgain(test: TestCase): Promise<Caught | undefined> {
     let failure: Caught | undefined;
     for (let attempt = 0; attempt <= test.retry; attempt++) {
       if (attempt > 0) beginTestAssertions();
@@ -611,18 +620,11 @@ class Run {
     return failure;
   }
 
-  private async bodyOnce(test: TestCase): Promise<Caught | undefined> {
-    const body = test.body;
-    if (body === undefined) return undefined;
+  private bodyOnce(test: TestCase): Outcome {
+    if (test.body === undefined) return undefined;
     const limit = test.timeoutMs ?? defaults.timeoutMs ?? this.timeoutMs;
-    let failure = await attempt(body, test.args, limit, () => new TimeoutError(`this test timed out after ${limit}ms.`));
-    if (!failure) {
-      const counted = checkTestAssertions();
-      failure = counted ? { thrown: counted } : undefined;
-    }
-    if (test.expecting === "pass") return failure;
-    if (failure) return undefined;
-    return { thrown: new Error("this test is marked as failing but it passed. Remove `.failing` if tested behavior now works") };
+    const outcome = attempt(test.body, test.args, limit, "this test");
+    return outcome instanceof Promise ? outcome.then((failure) => judged(test, failure)) : judged(test, outcome);
   }
 
   /** The beforeEach hooks of the tests in `suite`, outer to inner, and their afterEach hooks, inner to outer; made once per describe. */
@@ -637,18 +639,50 @@ class Run {
     return hooks;
   }
 
-  /** Runs hooks in order; `stopAtFirst` for before-hooks, while after-hooks all run. Returns the first failure. */
-  private async hooks(hooks: readonly Hook[], kind: string, stopAtFirst: boolean): Promise<Caught | undefined> {
-    if (hooks.length === 0) return undefined;
+  /**
+   * Runs hooks in order; `stopAtFirst` for before-hooks, while after-hooks all run. The first
+   * failure: at once while the hooks return no promise, else once the rest have run.
+   */
+  private hooks(hooks: readonly Hook[], what: string, stopAtFirst: boolean): Outcome {
     let first: Caught | undefined;
-    for (const hook of hooks) {
-      const limit = hook.timeoutMs ?? defaults.timeoutMs ?? this.timeoutMs;
-      const failure = await attempt(hook.body, [], limit, () => new TimeoutError(`${kind} hook timed out after ${limit}ms.`));
-      first = first ?? failure;
+    for (let i = 0; i < hooks.length; i++) {
+      const outcome = attempt(hooks[i]!.body, NO_ARGS, this.limitOf(hooks[i]!), what);
+      if (outcome instanceof Promise) return this.hooksFrom(outcome, hooks, i, what, stopAtFirst, first);
+      first = first ?? outcome;
       if (first && stopAtFirst) break;
     }
     return first;
   }
+
+  /** `hooks`, from hook `i`, whose outcome is pending, on. */
+  private async hooksFrom(pending: Promise<Caught | undefined>, hooks: readonly Hook[], i: number, what: string, stopAtFirst: boolean, first: Caught | undefined): Promise<Caught | undefined> {
+    let outcome = await pending;
+    for (;;) {
+      first = first ?? outcome;
+      if ((first && stopAtFirst) || ++i >= hooks.length) return first;
+      outcome = await attempt(hooks[i]!.body, NO_ARGS, this.limitOf(hooks[i]!), what);
+    }
+  }
+
+  private limitOf(hook: Hook): number {
+    return hook.timeoutMs ?? defaults.timeoutMs ?? this.timeoutMs;
+  }
+}
+
+/** What a body or hook came to: its failure or none, now or later. */
+type Outcome = Caught | undefined | Promise<Caught | undefined>;
+
+const NO_ARGS: readonly unknown[] = [];
+
+/** A test body's outcome, with `expect.assertions` counted and `.failing` turned round. */
+function judged(test: TestCase, failure: Caught | undefined): Caught | undefined {
+  if (!failure) {
+    const counted = checkTestAssertions();
+    failure = counted ? { thrown: counted } : undefined;
+  }
+  if (test.expecting === "pass") return failure;
+  if (failure) return undefined;
+  return { thrown: new Error("this test is marked as failing but it passed. Remove `.failing` if tested behavior now works") };
 }
 
 function infoOf(test: TestCase): TestInfo {
@@ -661,17 +695,17 @@ function infoOf(test: TestCase): TestInfo {
  * timer made for it, as most tests are. One that returns a promise, or takes a done callback,
  * is raced against its time limit.
  */
-function attempt(body: TestBody, args: readonly unknown[], timeoutMs: number, timedOut: () => Error): Caught | undefined | Promise<Caught | undefined> {
+function attempt(body: TestBody, args: readonly unknown[], timeoutMs: number, what: string): Outcome {
   if (body.length <= args.length) {
     let result: unknown;
     try {
-      result = body(...args);
+      result = args.length === 0 ? body() : body(...args);
     } catch (thrown) {
       return { thrown };
     }
-    return isThenable(result) ? settled(withTimeout(Promise.resolve(result), timeoutMs, timedOut)) : undefined;
+    return isThenable(result) ? settled(withTimeout(Promise.resolve(result), timeoutMs, what)) : undefined;
   }
-  return settled(withTimeout(withDone(body, args), timeoutMs, timedOut));
+  return settled(withTimeout(withDone(body, args), timeoutMs, what));
 }
 
 async function settled(work: Promise<unknown>): Promise<Caught | undefined> {
@@ -693,10 +727,10 @@ function withDone(body: TestBody, args: readonly unknown[]): Promise<unknown> {
 }
 
 /** A limit that is not a positive finite number means none. The body may go on running: it cannot be stopped. */
-function withTimeout<T>(work: Promise<T>, timeoutMs: number, timedOut: () => Error): Promise<T> {
+function withTimeout<T>(work: Promise<T>, timeoutMs: number, what: string): Promise<T> {
   if (!(timeoutMs > 0) || !Number.isFinite(timeoutMs)) return work;
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(timedOut()), timeoutMs);
+    const timer = setTimeout(() => reject(new TimeoutError(`${what} timed out after ${timeoutMs}ms.`)), timeoutMs);
     work.then(
       (value) => {
         clearTimeout(timer);

@@ -24,32 +24,33 @@ export interface FileOptions {
 }
 
 /**
- * Sends one report (JSON text) to the host. A lone surrogate (in a failure's text, say) becomes
+ * JSON text for the host: a lone surrogate (in a failure's text, say) becomes
  * U+FFFD: the host reads UTF-8. JSON.stringify writes one as a `\udXXX` escape, so only text
  * with such an escape in it is looked at again.
  */
-function send(json: string): void {
-  ops.test_event(json.includes("\\ud") ? JSON.stringify(JSON.parse(json), (_key, value: unknown) => (typeof value === "string" ? value.toWellFormed() : value)) : json);
+function wellFormed(json: string): string {
+  return json.includes("\\ud") ? JSON.stringify(JSON.parse(json), (_key, value: unknown) => (typeof value === "string" ? value.toWellFormed() : value)) : json;
 }
 
 function report(event: { kind: string; [field: string]: unknown }): void {
-  send(JSON.stringify(event));
+  ops.test_event(wellFormed(JSON.stringify(event)));
 }
 
-// A test's start and its result name the same test: its JSON is made once.
+// A test's start and its result name the same test: its JSON is made (and made well-formed)
+// once, and the reports around it are ASCII.
 let lastTest: TestInfo | undefined;
 let lastTestJson = "";
 function testJson(test: TestInfo): string {
   if (test !== lastTest) {
     lastTest = test;
-    lastTestJson = JSON.stringify(test);
+    lastTestJson = wellFormed(JSON.stringify(test));
   }
   return lastTestJson;
 }
 
 const events: TestEvents = {
-  start: (test) => send(`{"kind":"start","test":${testJson(test)}}`),
-  pass: (test, durationMs) => send(`{"kind":"pass","test":${testJson(test)},"durationMs":${Number.isFinite(durationMs) ? durationMs : 0}}`),
+  start: (test) => ops.test_event(`{"kind":"start","test":${testJson(test)}}`),
+  pass: (test, durationMs) => ops.test_event(`{"kind":"pass","test":${testJson(test)},"durationMs":${Number.isFinite(durationMs) ? durationMs : 0}}`),
   fail: (test, durationMs, failure) => report({ kind: "fail", test, durationMs, failure }),
   skip: (test) => report({ kind: "skip", test }),
   todo: (test) => report({ kind: "todo", test }),
