@@ -1,7 +1,7 @@
-//! `awf test`: find the test files, run each in a fresh `JsHost` (a context of its own: its own
-//! globals and modules) on one of as many threads as there are cores, each thread taking the next
-//! file when it is done with one and keeping one QuickJS runtime for all its files; hand their
-//! events to the reporters in a stable order.
+//! `awf test`: find the test files, run them on as many threads as there are cores, each thread
+//! taking the next file when it is done with one and running its files one after the other in
+//! one `JsHost`, reset between files so that each sees none of the one before (file.rs); hand
+//! their events to the reporters in a stable order.
 //!
 //! - `discover`: which files run.
 //! - `file`: one file in one host: its lifecycle, from start to the host's drop.

@@ -1,9 +1,8 @@
 //! `JsRuntime`: one QuickJS runtime with awf's loader and hooks, which hosts use one at a time.
 //!
-//! `awf run` makes one for its one host; `awf test` makes one per worker thread and starts a
-//! host in it for each test file, so the runtime's atoms, shapes and allocator are made once
-//! per thread, not once per file, while each file still gets a context of its own (its own
-//! globals and modules). The hooks are the runtime's, so they find the host through the context
+//! `awf run` makes one for its one host; `awf test` makes one per worker thread, with one host
+//! in it for file after file while that host can be reset (reuse.rs), and a new one after a
+//! file that leaves it unsure. The hooks are the runtime's, so they find the host through the context
 //! that calls them (`HostState::of`): the module loader, the rejection tracker, and the
 //! interrupt flag of the host started last.
 
