@@ -138,7 +138,7 @@ fn store_in(
     }
     // One write in PRUNE_EVERY looks at the folder's size (each source path has one entry,
     // but paths come and go: temporary folders, renamed files).
-    if header.source_hash % PRUNE_EVERY == 0 {
+    if header.source_hash.is_multiple_of(PRUNE_EVERY) {
         if let Some(dir) = path.parent() {
             prune(dir, MAX_ENTRIES, MAX_AGE);
         }
