@@ -178,6 +178,56 @@ fn a_four_stage_run_that_fails_is_continued_reusing_the_stages_it_finished() {
     );
 }
 
+/// awf writes an attempt's ending into output.json (flushed) and then copies it into the
+/// attempt's record without waiting for the disk; when the copy is lost (`kill -9` between the
+/// two, or a power cut), the ending is read from output.json, and the continue writes it into
+/// the attempt's record before its own output.json replaces the only other copy.
+#[test]
+fn an_ending_whose_copy_into_the_attempt_record_was_lost_is_read_from_output_json() {
+    let project = TempProject::new();
+    project.file("wf.ts", FOUR_STAGES);
+    let first = project.awf(&["run", "wf.ts", "--", "w1"]).run();
+    assert_eq!(first.code, Some(1), "{}", first.stderr);
+    let dir = project.only_run_dir("four");
+    let ended = read_json(&dir.join("attempts/1.json"));
+    let mut as_started = ended.clone();
+    for key in [
+        "outcome",
+        "reason",
+        "stage",
+        "stages",
+        "endedAt",
+        "durationMs",
+    ] {
+        as_started.as_object_mut().unwrap().remove(key);
+    }
+    fs::write(
+        dir.join("attempts/1.json"),
+        serde_json::to_string_pretty(&as_started).unwrap(),
+    )
+    .unwrap();
+
+    let listed = runs_json(&project);
+    assert_eq!(
+        (&listed[0]["status"], &listed[0]["stage"]),
+        (&json!("failed"), &json!("test")),
+        "not `interrupted`: output.json says how attempt 1 ended"
+    );
+    project.file("fixed", "");
+    project
+        .awf(&["run", "wf.ts", "--continue"])
+        .run()
+        .assert_success();
+    assert_eq!(read_json(&dir.join("attempts/1.json")), ended);
+    assert_eq!(read_json(&dir.join("output.json"))["attempt"], 2);
+    let listed = runs_json(&project);
+    assert_eq!(
+        (&listed[0]["status"], &listed[0]["attempts"]),
+        (&json!("completed"), &json!(2))
+    );
+    assert_whole_records(&dir);
+}
+
 #[test]
 fn a_continue_is_refused_what_it_cannot_honour() {
     let project = TempProject::new();

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::anyhow;
+use awf_runtime::channel::sweep;
 use awf_runtime::duration::parse_timeout;
 use awf_runtime::harness::RuntimeOverrides;
 use awf_runtime::js::{Grant, Permissions, SandboxGrants};
@@ -57,11 +58,19 @@ fn start(args: RunArgs, color: ColorChoice) -> Result<i32, Failure> {
     };
     // Many agents, each with connections and pipes, need more than a 1024-file default.
     awf_runtime::os::raise_open_files_limit();
-    // Leftovers of runs whose awf died: their control folders, cgroups, unended records.
-    awf_runtime::channel::sweep::sweep_dead_runs();
+    // Leftovers of runs whose awf died: their control folders, cgroups, unended records. A new
+    // run sweeps while it starts; a continue first, since the attempt it follows may have left
+    // agents whose sessions it is about to resume.
+    let sweep = if options.continue_run.is_some() {
+        sweep::sweep_dead_runs();
+        None
+    } else {
+        Some(sweep::SweepBehind::start())
+    };
     let runtime = super::async_runtime()?;
     let started = Instant::now();
     let report = runtime.block_on(workflow::run_file(options));
+    drop(sweep);
     let board = view.map(|view| view.finish());
     print_report(&report, args.json, &cwd);
     // A run that opened agents ends with its summary (which says where the records are); one

@@ -56,7 +56,8 @@ impl ControlDir {
             "records": marker.records.display().to_string(),
             "cgroup": marker.cgroup.map(|c| c.display().to_string()),
         });
-        crate::records::write_atomically(&path.join(MARKER), text.to_string().as_bytes())?;
+        // Whole but not flushed: the marker matters only while this machine is up.
+        crate::records::write_whole(&path.join(MARKER), text.to_string().as_bytes())?;
         Ok(ControlDir {
             path,
             next_agent: AtomicU32::new(1),

@@ -1,7 +1,9 @@
 //! Leftovers of dead runs: a later awf removes the control folders (`/tmp/awf-*`) of this user
 //! whose awf is gone, kills what is left in their cgroups, and closes their records as
 //! `interrupted` (records/ending.rs). A run's awf is named by pid and start time in the folder's
-//! marker, so a reused pid does not keep a dead run's folder.
+//! marker, so a reused pid does not keep a dead run's folder. A new run sweeps on a thread of its
+//! own while it starts (`SweepBehind`): `/tmp` can hold hundreds of folders, and reading each
+//! marker is time the run need not wait for.
 
 use std::fs;
 use std::os::unix::fs::MetadataExt;
@@ -26,6 +28,34 @@ pub struct Swept {
 /// Sweeps `/tmp`.
 pub fn sweep_dead_runs() -> Swept {
     sweep(Path::new("/tmp"))
+}
+
+/// A sweep of `/tmp` going on beside the run; dropping it waits for the sweep, so none is cut off
+/// halfway when awf exits.
+pub struct SweepBehind {
+    thread: Option<std::thread::JoinHandle<Swept>>,
+}
+
+impl SweepBehind {
+    /// Starts sweeping `/tmp` on a thread; when no thread can be started, sweeps here and now.
+    pub fn start() -> SweepBehind {
+        let thread = std::thread::Builder::new()
+            .name("awf-sweep".to_string())
+            .spawn(sweep_dead_runs)
+            .inspect_err(|_| {
+                sweep_dead_runs();
+            })
+            .ok();
+        SweepBehind { thread }
+    }
+}
+
+impl Drop for SweepBehind {
+    fn drop(&mut self) {
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
 }
 
 /// Sweeps the `awf-*` folders under `parent` that this user owns.

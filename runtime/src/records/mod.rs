@@ -6,11 +6,11 @@
 //! opened and resumed, turns, native sessions, stages) carry its `attempt`, and those written
 //! while a stage is open carry the `stage`.
 //!
-//! JSON files are written whole (temp file, fsync, rename), so a reader never sees half a file;
-//! `events.jsonl` is appended one line per event, and a torn last line is skipped on read
-//! (`reader.rs`). `.awf/runs/.gitignore` keeps the records out of git. A file the run need not
-//! wait for (run.json) can be written behind, on a thread of its own: an fsync takes
-//! milliseconds, and the next whole-file write waits for it, so files still land in order.
+//! JSON files are written whole (temp file, fsync, rename: whole_file.rs), so a reader never sees
+//! half a file; `events.jsonl` is appended one line per event, and a torn last line is skipped on
+//! read (`reader.rs`). `.awf/runs/.gitignore` keeps the records out of git. The whole files are
+//! written in order on a thread of their own (writer.rs): the run waits for the disk only where
+//! it must: at its end (`flush`) and where a claim decides what it does (`claim`).
 //!
 //! Records hold prompts, answers and tool inputs: folders are made 0700 and files 0600, whatever
 //! the umask. `events.jsonl` is capped (`limits::MAX_EVENTS_BYTES`, or `$AWF_MAX_EVENTS_BYTES`):
@@ -27,6 +27,8 @@ pub mod reader;
 pub mod run_files;
 pub mod status;
 pub mod time;
+pub mod whole_file;
+pub mod writer;
 
 use std::fs::{self, DirBuilder, File, OpenOptions};
 use std::io::{self, Write};
@@ -34,11 +36,13 @@ use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
-use std::thread::JoinHandle;
 use std::time::SystemTime;
 
 pub use event::Event;
 pub use observer::RunObserver;
+use whole_file::json_text;
+pub use whole_file::{make_private_dirs, write_atomically, write_whole};
+use writer::{RecordWrite, RecordWriter};
 
 /// Where runs are recorded, under a workflow's cwd.
 pub const RUNS_DIR: &str = ".awf/runs";
@@ -49,8 +53,8 @@ pub struct RunDir {
     events: Mutex<EventsFile>,
     /// A copy of every event appended, for tests that read them as they go (`keep_events`).
     kept: Mutex<Option<Vec<serde_json::Value>>>,
-    /// Whole-file writes still on their way to disk (`write_json_behind`).
-    behind: Mutex<Vec<JoinHandle<io::Result<()>>>>,
+    /// The whole-file records, written in order on a thread of their own.
+    writer: RecordWriter,
     /// Who watches the run as it happens (`observe`).
     observer: OnceLock<Arc<dyn RunObserver>>,
     /// The attempt that writes, and the stage open now, stamped on the lines that say what an
@@ -112,11 +116,6 @@ fn events_cap() -> u64 {
         .unwrap_or(crate::limits::MAX_EVENTS_BYTES)
 }
 
-/// Makes `path` and the folders above it that are missing, each 0700.
-pub fn make_private_dirs(path: &Path) -> io::Result<()> {
-    DirBuilder::new().recursive(true).mode(0o700).create(path)
-}
-
 impl RunDir {
     /// Creates `<cwd>/.awf/runs/<workflow>/<run_id>/` (0700) and its events file (0600); a
     /// folder already there is refused (`AlreadyExists`): that run id is taken.
@@ -163,7 +162,7 @@ impl RunDir {
                 dropped: 0,
             }),
             kept: Mutex::new(None),
-            behind: Mutex::default(),
+            writer: RecordWriter::default(),
             observer: OnceLock::new(),
             attempt: AtomicU32::new(1),
             stage: Mutex::new(None),
@@ -240,47 +239,46 @@ impl RunDir {
         &self.path
     }
 
-    /// Writes `name` (e.g. `output.json`) whole and durably, after the writes left behind; an
-    /// error of one of those is returned too, naming its file.
-    pub fn write_json(&self, name: &str, value: &serde_json::Value) -> io::Result<()> {
-        let target = self.path.join(name);
-        // The file goes to disk while the writes left behind still do (two flushes at once, not
-        // one after the other); it takes its name only after them, so files still land in order.
-        let written = write_durably(&target, &json_text(value)?);
-        let earlier = self.catch_up();
-        publish(&written?, &target)?;
-        earlier
-    }
-
-    /// Writes `name` (e.g. `run.json`) whole and durably without waiting for the disk; the next
-    /// `write_json`, or the end of this `RunDir`, waits for it.
-    pub fn write_json_behind(&self, name: &str, value: &serde_json::Value) -> io::Result<()> {
-        let text = json_text(value)?;
-        let target = self.path.join(name);
-        let writer = std::thread::spawn(move || {
-            write_atomically(&target, &text)
-                .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", target.display())))
-        });
-        self.behind
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(writer);
+    /// Replaces the record at `target` (in this folder) whole and durably, after the writes
+    /// given before, without waiting for the disk.
+    pub fn replace_behind(&self, target: PathBuf, value: &serde_json::Value) -> io::Result<()> {
+        let bytes = json_text(value)?;
+        self.writer.give(RecordWrite::Replace { target, bytes });
         Ok(())
     }
 
+    /// Replaces the record at `target` whole, after the writes given before, without flushing
+    /// it: for a copy of what a durable record holds (writer.rs, `RecordWrite::Copy`).
+    pub fn copy_behind(&self, target: PathBuf, value: &serde_json::Value) -> io::Result<()> {
+        let bytes = json_text(value)?;
+        self.writer.give(RecordWrite::Copy { target, bytes });
+        Ok(())
+    }
+
+    /// Creates the record at `target` whole and durably, after the writes given before; fails
+    /// with `AlreadyExists` when another awf has it.
+    pub fn claim(&self, target: PathBuf, value: &serde_json::Value) -> io::Result<()> {
+        let bytes = json_text(value)?;
+        self.writer.wait(RecordWrite::Claim { target, bytes })
+    }
+
+    /// `claim` without waiting: for records in a folder this run made, which no other awf can
+    /// claim (a failure comes back from the next `flush`).
+    pub fn claim_behind(&self, target: PathBuf, value: &serde_json::Value) -> io::Result<()> {
+        let bytes = json_text(value)?;
+        self.writer.give(RecordWrite::Claim { target, bytes });
+        Ok(())
+    }
+
+    /// Moves the record at `from` to `to` when it is there, after the writes given before,
+    /// without waiting for the disk.
+    pub fn move_aside_behind(&self, from: PathBuf, to: PathBuf) {
+        self.writer.give(RecordWrite::MoveAside { from, to });
+    }
+
     /// Waits for the writes left behind; the first one's error, if any.
-    pub fn catch_up(&self) -> io::Result<()> {
-        let writers = std::mem::take(&mut *self.behind.lock().unwrap_or_else(|e| e.into_inner()));
-        let mut first = Ok(());
-        for writer in writers {
-            let done = writer
-                .join()
-                .unwrap_or_else(|_| Err(io::Error::other("a record writer panicked")));
-            if first.is_ok() {
-                first = done;
-            }
-        }
-        first
+    pub fn flush(&self) -> io::Result<()> {
+        self.writer.flush()
     }
 
     /// Writes one stream of an agent process's output as `turns/<turn>/<name>`; the path
@@ -365,56 +363,16 @@ impl std::fmt::Debug for RunDir {
     }
 }
 
-impl Drop for RunDir {
-    fn drop(&mut self) {
-        // Nobody is left to tell; what matters is that the files are complete before exit.
-        let _ = self.catch_up();
-    }
-}
-
-/// Pretty JSON and a final newline: how every JSON record reads.
-pub(crate) fn json_text(value: &serde_json::Value) -> io::Result<Vec<u8>> {
-    let mut text = serde_json::to_vec_pretty(value).map_err(io::Error::other)?;
-    text.push(b'\n');
-    Ok(text)
-}
-
-/// Temp file beside the target, fsync, rename: the target is either old or whole.
-pub fn write_atomically(target: &Path, bytes: &[u8]) -> io::Result<()> {
-    publish(&write_durably(target, bytes)?, target)
-}
-
-/// Writes `bytes` to a temp file beside `target` and waits until they are on disk; gives the
-/// temp file's path.
-pub(crate) fn write_durably(target: &Path, bytes: &[u8]) -> io::Result<PathBuf> {
-    let dir = target.parent().unwrap_or(Path::new("."));
-    let name = target
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or("file");
-    let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let mut file = OpenOptions::new()
-        .create(true)
-        .write(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(&temp)?;
-    file.write_all(bytes)?;
-    file.sync_all()?;
-    Ok(temp)
-}
-
-/// Gives the durable temp file its name: readers see the whole file or none.
-pub(crate) fn publish(temp: &Path, target: &Path) -> io::Result<()> {
-    fs::rename(temp, target).inspect_err(|_| {
-        let _ = fs::remove_file(temp);
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Writes `name` whole, after what was left behind, and waits for all of it.
+    fn write(run: &RunDir, name: &str, value: &serde_json::Value) -> io::Result<()> {
+        run.replace_behind(run.path().join(name), value)?;
+        run.flush()
+    }
 
     fn scratch(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("awf-records-{name}-{}", std::process::id()));
@@ -432,7 +390,7 @@ mod tests {
             fs::read_to_string(cwd.join(".awf/runs/.gitignore")).unwrap(),
             "*\n"
         );
-        run.write_json("run.json", &json!({"a": 1})).unwrap();
+        write(&run, "run.json", &json!({"a": 1})).unwrap();
         let text = fs::read_to_string(run.path().join("run.json")).unwrap();
         assert_eq!(
             serde_json::from_str::<serde_json::Value>(&text).unwrap(),
@@ -454,10 +412,9 @@ mod tests {
     fn a_file_written_behind_is_whole_before_the_next_write() {
         let cwd = scratch("behind");
         let run = RunDir::create(&cwd, "hello", "r1").unwrap();
-        run.write_json_behind("run.json", &json!({"first": true}))
+        run.replace_behind(run.path().join("run.json"), &json!({"first": true}))
             .unwrap();
-        run.write_json("output.json", &json!({"second": true}))
-            .unwrap();
+        write(&run, "output.json", &json!({"second": true})).unwrap();
         let first = fs::read_to_string(run.path().join("run.json")).unwrap();
         assert_eq!(first, "{\n  \"first\": true\n}\n");
         fs::remove_dir_all(cwd).unwrap();
@@ -468,8 +425,9 @@ mod tests {
         let cwd = scratch("behind-error");
         let run = RunDir::create(&cwd, "hello", "r1").unwrap();
         fs::create_dir(run.path().join("run.json")).unwrap();
-        run.write_json_behind("run.json", &json!({})).unwrap();
-        let error = run.write_json("output.json", &json!({})).unwrap_err();
+        run.replace_behind(run.path().join("run.json"), &json!({}))
+            .unwrap();
+        let error = write(&run, "output.json", &json!({})).unwrap_err();
         assert!(
             error
                 .to_string()
@@ -499,7 +457,7 @@ mod tests {
         // SAFETY: plain syscall; the umask is restored below.
         let old = unsafe { libc::umask(0o000) };
         let run = RunDir::create(&cwd, "hello", "r1").unwrap();
-        run.write_json("output.json", &json!({})).unwrap();
+        write(&run, "output.json", &json!({})).unwrap();
         run.write_turn_output("t1", "1.stdout", b"x").unwrap();
         run.append(&Event::Log {
             message: "m".into(),

@@ -4,7 +4,8 @@
 //! record a later attempt redoes moves to `replaced/<name>.<attempt>.json`).
 //!
 //! Every file is written whole (temp file, fsync, rename), so a reader sees the old file or the
-//! new one, never half. The first write of `run.json` and of an attempt's record is a claim: a
+//! new one, never half; the one not flushed is the ending of an attempt, a copy of what
+//! output.json holds (see `attempts`). The first write of `run.json` and of an attempt's record is a claim: a
 //! hard link that fails when the name exists, so two awfs cannot both create one run id or both
 //! start attempt 3. Nothing here stores a run's status: status.rs derives it from these files and
 //! from whether the awf an open attempt names still runs.
@@ -15,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use super::{json_text, make_private_dirs, publish, write_atomically, write_durably};
+use super::whole_file::{claim_durably, json_text, make_private_dirs, write_atomically};
 use crate::os::proc::Identity;
 
 /// The version every record file here carries; a newer one is refused.
@@ -33,12 +34,15 @@ pub struct PriorSession {
 /// Reads a record file; `None` when it is missing. A file that is not JSON, or is of a newer
 /// version, is an error naming it.
 pub fn read(path: &Path) -> io::Result<Option<Value>> {
-    let text = match fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e),
-    };
-    let value: Value = serde_json::from_str(&text).map_err(|e| {
+    match fs::read_to_string(path) {
+        Ok(text) => parse(path, &text).map(Some),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+fn parse(path: &Path, text: &str) -> io::Result<Value> {
+    let value: Value = serde_json::from_str(text).map_err(|e| {
         io::Error::new(
             io::ErrorKind::InvalidData,
             format!("{}: not a record ({e})", path.display()),
@@ -54,7 +58,7 @@ pub fn read(path: &Path) -> io::Result<Option<Value>> {
             ),
         ));
     }
-    Ok(Some(value))
+    Ok(value)
 }
 
 /// Writes `value` at `target` whole, failing with `AlreadyExists` if the name is taken.
@@ -62,10 +66,7 @@ pub fn claim(target: &Path, value: &Value) -> io::Result<()> {
     if let Some(dir) = target.parent() {
         make_private_dirs(dir)?;
     }
-    let temp = write_durably(target, &json_text(value)?)?;
-    let linked = fs::hard_link(&temp, target);
-    let _ = fs::remove_file(&temp);
-    linked
+    claim_durably(target, &json_text(value)?)
 }
 
 /// Writes `value` at `target` whole, replacing what was there.
@@ -84,20 +85,39 @@ pub fn stage_path(run: &Path, stage: &str) -> PathBuf {
     run.join("stages").join(format!("{stage}.json"))
 }
 
-/// Moves a stage's record aside, as `replaced/<name>.<attempt>.json`, before the stage runs
-/// again; nothing when it has none.
-pub fn replace_stage(run: &Path, stage: &str, attempt: u32) -> io::Result<()> {
-    let from = stage_path(run, stage);
-    if !from.exists() {
-        return Ok(());
+/// Where a stage's record is moved aside when a later attempt runs the stage again:
+/// `replaced/<name>.<attempt>.json`, under the attempt that replaces it.
+pub fn replaced_stage_path(run: &Path, stage: &str, attempt: u32) -> PathBuf {
+    run.join("replaced").join(format!("{stage}.{attempt}.json"))
+}
+
+/// What an attempt's ending is made of, in output.json and in the attempt's record alike.
+const ENDING: [&str; 7] = [
+    "outcome",
+    "reason",
+    "stage",
+    "stages",
+    "endedAt",
+    "durationMs",
+    "exitCode",
+];
+
+/// `attempt` with the ending that `output` (output.json's record) says.
+pub fn with_ending(mut attempt: Value, output: &Value) -> Value {
+    for key in ENDING {
+        if let Some(value) = output.get(key) {
+            attempt[key] = value.clone();
+        }
     }
-    let dir = run.join("replaced");
-    make_private_dirs(&dir)?;
-    let to = dir.join(format!("{stage}.{attempt}.json"));
-    publish(&from, &to)
+    attempt
 }
 
 /// The attempts recorded in a run folder, by number, in order.
+///
+/// The last one's ending is output.json's when its own record does not hold it: awf writes
+/// output.json durably and then the attempt's ending as a copy, not flushed (writer.rs), which
+/// `kill -9` between the two, or a power cut soon after, leaves unwritten (or, on some file
+/// systems, empty). `make_ending_durable` settles it before a new attempt replaces output.json.
 pub fn attempts(run: &Path) -> io::Result<Vec<Value>> {
     let mut numbers: Vec<u32> = match fs::read_dir(run.join("attempts")) {
         Ok(entries) => entries
@@ -108,13 +128,68 @@ pub fn attempts(run: &Path) -> io::Result<Vec<Value>> {
         Err(e) => return Err(e),
     };
     numbers.sort_unstable();
+    let last = numbers.pop();
     let mut found = Vec::new();
     for n in numbers {
         if let Some(record) = read(&attempt_path(run, n))? {
             found.push(record);
         }
     }
+    if let Some(n) = last {
+        found.extend(last_attempt(run, n)?);
+    }
     Ok(found)
+}
+
+fn last_attempt(run: &Path, n: u32) -> io::Result<Option<Value>> {
+    let path = attempt_path(run, n);
+    let text = match fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let own = parse(&path, &text);
+    if own.as_ref().is_ok_and(has_ended) {
+        return own.map(Some);
+    }
+    let output = read(&run.join("output.json"))
+        .ok()
+        .flatten()
+        .filter(|o| o["attempt"].as_u64().unwrap_or(1) == u64::from(n) && o["outcome"].is_string());
+    let Some(output) = output else {
+        return own.map(Some);
+    };
+    match own {
+        Ok(record) => Ok(Some(with_ending(record, &output))),
+        // An empty or unreadable copy: what output.json says of the attempt is all there is.
+        Err(_) if serde_json::from_str::<Value>(&text).is_err() => {
+            let record = json!({
+                "version": VERSION,
+                "attempt": n,
+                "file": output["workflow"]["file"],
+                "startedAt": output["startedAt"],
+            });
+            Ok(Some(with_ending(record, &output)))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Before a new attempt of the run in `run` replaces output.json: the last attempt's record
+/// holds its ending (from output.json when its copy did not land) and is on disk.
+pub fn make_ending_durable(run: &Path) -> io::Result<()> {
+    let Some(last) = attempts(run)?.pop() else {
+        return Ok(());
+    };
+    let n = last["attempt"].as_u64().unwrap_or(0) as u32;
+    let path = attempt_path(run, n);
+    let stored = fs::read_to_string(&path)
+        .ok()
+        .and_then(|text| serde_json::from_str::<Value>(&text).ok());
+    if stored.as_ref() == Some(&last) {
+        return fs::File::open(&path)?.sync_all();
+    }
+    replace(&path, &last)
 }
 
 /// The stage records of a run folder (not the replaced ones), by name.
@@ -182,6 +257,68 @@ mod tests {
         fs::remove_dir_all(dir).unwrap();
     }
 
+    fn started(n: u32) -> Value {
+        json!({"version": 1, "attempt": n, "file": "/w/wf.ts", "sources": {}, "startedAt": "2026-12-02T00:00:00.000Z"})
+    }
+
+    fn output(n: u32, outcome: &str) -> Value {
+        json!({"version": 1, "attempt": n, "workflow": {"name": "wf", "file": "/w/wf.ts"},
+               "outcome": outcome, "startedAt": "2026-12-02T00:00:00.000Z",
+               "endedAt": "2026-12-02T00:00:01.000Z", "durationMs": 1000, "stage": "check"})
+    }
+
+    #[test]
+    fn the_last_attempt_whose_ending_did_not_land_takes_it_from_output_json() {
+        let dir = scratch("fold");
+        claim(
+            &attempt_path(&dir, 1),
+            &with_ending(started(1), &output(1, "failed")),
+        )
+        .unwrap();
+        claim(&attempt_path(&dir, 2), &started(2)).unwrap();
+        // No output.json of attempt 2 yet: attempt 2 has no ending (it runs, or was killed).
+        replace(&dir.join("output.json"), &output(1, "failed")).unwrap();
+        assert!(!has_ended(&attempts(&dir).unwrap()[1]));
+        // Attempt 2's output.json landed, its copy into attempts/2.json did not.
+        replace(&dir.join("output.json"), &output(2, "completed")).unwrap();
+        let found = attempts(&dir).unwrap();
+        assert_eq!(found[1]["outcome"], "completed");
+        assert_eq!(
+            (found[1]["stage"].clone(), found[1]["durationMs"].clone()),
+            (json!("check"), json!(1000))
+        );
+        assert_eq!(
+            found[1]["sources"],
+            json!({}),
+            "the record's own fields stay"
+        );
+        assert_eq!(found[0]["outcome"], "failed");
+        // A copy left empty by a power cut: what output.json says of the attempt.
+        fs::write(attempt_path(&dir, 2), b"").unwrap();
+        let found = attempts(&dir).unwrap();
+        assert_eq!(
+            (found[1]["attempt"].clone(), found[1]["outcome"].clone()),
+            (json!(2), json!("completed"))
+        );
+        assert_eq!(found[1]["file"], "/w/wf.ts");
+        fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn before_a_new_attempt_the_last_ones_ending_is_written_into_its_record() {
+        let dir = scratch("settle");
+        claim(&attempt_path(&dir, 1), &started(1)).unwrap();
+        replace(&dir.join("output.json"), &output(1, "failed")).unwrap();
+        make_ending_durable(&dir).unwrap();
+        let stored = read(&attempt_path(&dir, 1)).unwrap().unwrap();
+        assert_eq!(stored["outcome"], "failed");
+        assert_eq!(stored["sources"], json!({}));
+        // Already whole: left as it is.
+        make_ending_durable(&dir).unwrap();
+        assert_eq!(read(&attempt_path(&dir, 1)).unwrap().unwrap(), stored);
+        fs::remove_dir_all(dir).unwrap();
+    }
+
     #[test]
     fn attempts_come_in_number_order_and_a_newer_version_is_refused() {
         let dir = scratch("attempts");
@@ -208,10 +345,15 @@ mod tests {
             &json!({"version": 1, "stage": "plan"}),
         )
         .unwrap();
-        replace_stage(&dir, "plan", 1).unwrap();
+        let writer = crate::records::writer::RecordWriter::default();
+        let aside = |stage: &str| crate::records::writer::RecordWrite::MoveAside {
+            from: stage_path(&dir, stage),
+            to: replaced_stage_path(&dir, stage, 1),
+        };
+        writer.wait(aside("plan")).unwrap();
         assert!(!stage_path(&dir, "plan").exists());
         assert!(dir.join("replaced/plan.1.json").is_file());
-        replace_stage(&dir, "absent", 1).unwrap();
+        writer.wait(aside("absent")).unwrap();
         fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -37,6 +37,8 @@ pub struct AttemptStart {
     pub sessions: HashMap<String, PriorSession>,
     /// Files of the workflow that changed since the attempt before (a continue).
     pub changed: Option<(u32, Vec<String>)>,
+    /// The attempt's own record, as claimed (`None` for a test's run).
+    pub record: Option<Value>,
 }
 
 /// A refusal: what went wrong and what to do.
@@ -95,8 +97,12 @@ pub fn new_run(
         "input": input,
         "startedAt": time::rfc3339(SystemTime::now()),
     });
-    run_files::claim(&records.path().join("run.json"), &run).map_err(|e| cannot_write(cwd, e))?;
-    claim_attempt(&records, 1, facts)?;
+    // The folder is this run's (made above, or refused): no other awf can claim the records in
+    // it, so they go to disk while the run starts.
+    records
+        .claim_behind(records.path().join("run.json"), &run)
+        .map_err(|e| cannot_write(cwd, e))?;
+    let record = claim_attempt(&records, 1, facts, Claim::Behind)?;
     Ok(AttemptStart {
         records,
         run_id: id,
@@ -108,6 +114,7 @@ pub fn new_run(
         },
         sessions: HashMap::new(),
         changed: None,
+        record: Some(record),
     })
 }
 
@@ -225,8 +232,11 @@ pub fn continue_run(
     let attempts = run_files::attempts(&found.dir).map_err(|e| unreadable(&found.dir, e))?;
     let before = attempts.last().cloned().unwrap_or_default();
     let attempt = before["attempt"].as_u64().unwrap_or(0) as u32 + 1;
+    // This attempt's output.json will replace the last one's, which may be the only durable
+    // record of how that attempt ended.
+    run_files::make_ending_durable(&found.dir).map_err(|e| cannot_write(cwd, e))?;
     let records = RunDir::reopen(&found.dir).map_err(|e| cannot_write(cwd, e))?;
-    claim_attempt(&records, attempt, facts)?;
+    let record = claim_attempt(&records, attempt, facts, Claim::Wait)?;
     let changed = before
         .get("sources")
         .map(|old| (attempt - 1, super::sources::changes(old, facts.sources)));
@@ -238,10 +248,24 @@ pub fn continue_run(
         input: run["input"].clone(),
         plan,
         changed,
+        record: Some(record),
     })
 }
 
-fn claim_attempt(records: &RunDir, attempt: u32, facts: &AttemptFacts<'_>) -> Result<(), JsError> {
+/// Whether a claim is waited for: a continue's must be (another awf may start the same attempt
+/// at the same moment); a new run's is in a folder no other awf can claim in.
+enum Claim {
+    Wait,
+    Behind,
+}
+
+/// Claims `attempts/<n>.json`; the record it holds.
+fn claim_attempt(
+    records: &RunDir,
+    attempt: u32,
+    facts: &AttemptFacts<'_>,
+    how: Claim,
+) -> Result<Value, JsError> {
     records.set_attempt(attempt);
     let mut flags = json!({ "timeoutMs": facts.timeout_ms });
     if let Some(stage) = facts.from_stage {
@@ -260,8 +284,12 @@ fn claim_attempt(records: &RunDir, attempt: u32, facts: &AttemptFacts<'_>) -> Re
         "startedAt": time::rfc3339(SystemTime::now()),
     });
     let path = run_files::attempt_path(records.path(), attempt);
-    match run_files::claim(&path, &record) {
-        Ok(()) => Ok(()),
+    let claimed = match how {
+        Claim::Wait => records.claim(path.clone(), &record),
+        Claim::Behind => records.claim_behind(path.clone(), &record),
+    };
+    match claimed {
+        Ok(()) => Ok(record),
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(refused(
             format!("attempt {attempt} of this run was started by another awf at the same moment"),
             "let that one run; `awf runs` shows it",

@@ -276,27 +276,18 @@ async fn drive(host: &mut JsHost, args: Value, watch: &RunWatch) -> Result<CallE
     }
 }
 
-/// Writes the attempt's record again, whole, with its ending.
+/// Writes the attempt's record again, whole, with its ending: after output.json, and not
+/// flushed, since output.json holds the ending too (run_files.rs `attempts`).
 fn end_attempt(run: &Run, output: &Value) {
-    let path = run_files::attempt_path(run.records.path(), run.attempt);
-    let Ok(Some(mut record)) = run_files::read(&path) else {
+    let Some(record) = run.attempt_record.clone() else {
         return;
     };
-    for key in [
-        "outcome",
-        "reason",
-        "stage",
-        "stages",
-        "endedAt",
-        "durationMs",
-        "exitCode",
-    ] {
-        if let Some(value) = output.get(key) {
-            record[key] = value.clone();
-        }
-    }
-    if let Err(e) = run_files::replace(&path, &record) {
-        tracing::error!("cannot write {}: {e}", path.display());
+    let path = run_files::attempt_path(run.records.path(), run.attempt);
+    if let Err(e) = run
+        .records
+        .copy_behind(path, &run_files::with_ending(record, output))
+    {
+        tracing::error!("cannot write the record of attempt {}: {e}", run.attempt);
     }
 }
 
@@ -370,13 +361,15 @@ fn finish(run: &Run, end: Result<CallEnd, Stop>) -> RunReport {
         record["reason"] = json!(error.headline());
         record["error"] = json!({ "name": error.name, "message": error.message, "stack": error.stack, "code": error.code });
     }
-    if let Err(e) = run.records.write_json("output.json", &record) {
-        tracing::error!(
-            "cannot write {}: {e}",
-            run.records.path().join("output.json").display()
-        );
+    let output = run.records.path().join("output.json");
+    if let Err(e) = run.records.replace_behind(output, &record) {
+        tracing::error!("cannot write the run's output.json: {e}");
     }
     end_attempt(run, &record);
+    // The run ends when its records are on disk.
+    if let Err(e) = run.records.flush() {
+        tracing::error!("cannot write the run's records: {e}");
+    }
     run.record(&Event::RunEnded {
         outcome: ending.outcome().to_string(),
         reason,

@@ -63,6 +63,9 @@ pub struct Run {
     pub started: SystemTime,
     pub deadline: Instant,
     pub records: Arc<RunDir>,
+    /// The attempt's record as it began (`attempts/<n>.json`), written again with its ending;
+    /// `None` for a test's run, which has none.
+    pub attempt_record: Option<Value>,
     pub agents: Agents,
     cancel: tokio::sync::watch::Sender<bool>,
     /// Folders made for the run alone (a test's temp cwd and records), removed at its end.
@@ -82,6 +85,7 @@ impl Run {
             plan,
             sessions,
             changed,
+            record,
         } = spec.start;
         match &spec.mode {
             // A tested run keeps its events for the test to read (`run.logs`, `run.turns`).
@@ -131,6 +135,7 @@ impl Run {
             started,
             deadline,
             records,
+            attempt_record: record,
             agents,
             cancel,
             scratch: match spec.mode {
@@ -155,7 +160,7 @@ impl Run {
             return;
         }
         // run.json may still be on its way into a scratch folder.
-        let _ = self.records.catch_up();
+        let _ = self.records.flush();
         for dir in &self.scratch {
             let _ = std::fs::remove_dir_all(dir);
         }

@@ -198,16 +198,21 @@ impl Stages {
         let started = SystemTime::now();
         let started_at = time::rfc3339(started);
         let dir = self.records.path();
-        if let Err(e) = run_files::replace_stage(dir, name, self.attempt) {
-            tracing::warn!("cannot move the old record of stage {name} aside: {e}");
-        }
+        // An earlier attempt's record of the stage is kept, moved aside.
+        self.records.move_aside_behind(
+            run_files::stage_path(dir, name),
+            run_files::replaced_stage_path(dir, name, self.attempt),
+        );
         let record = json!({
             "version": run_files::VERSION,
             "stage": name,
             "attempt": self.attempt,
             "startedAt": started_at,
         });
-        if let Err(e) = run_files::replace(&run_files::stage_path(dir, name), &record) {
+        if let Err(e) = self
+            .records
+            .replace_behind(run_files::stage_path(dir, name), &record)
+        {
             tracing::warn!("cannot write the record of stage {name}: {e}");
         }
         state.open = Some(Open {
@@ -289,8 +294,8 @@ impl Stages {
             record["reason"] = json!(reason);
         }
         let path = run_files::stage_path(self.records.path(), &open.name);
-        if let Err(e) = run_files::replace(&path, &record) {
-            tracing::error!("cannot write {}: {e}", path.display());
+        if let Err(e) = self.records.replace_behind(path, &record) {
+            tracing::error!("cannot write the record of stage {}: {e}", open.name);
         }
         state.summaries.push(json!({
             "stage": open.name, "source": "ran", "outcome": outcome, "attempt": self.attempt,
@@ -401,6 +406,7 @@ mod tests {
         assert_eq!(sources, [json!("reused"), json!("ran"), json!("ran")]);
         assert_eq!(stages.ended_in().as_deref(), Some("c"));
         let dir = cwd.join(".awf/runs/wf/r1");
+        stages.records.flush().unwrap();
         let c = run_files::read(&run_files::stage_path(&dir, "c"))
             .unwrap()
             .unwrap();
@@ -461,6 +467,7 @@ mod tests {
         assert_eq!(stages.enter("a").unwrap(), Entered::Runs);
         stages.close_open("cancelled", None);
         assert_eq!(stages.ended_in().as_deref(), Some("a"));
+        stages.records.flush().unwrap();
         assert!(dir.join("replaced/a.2.json").is_file());
         let record = run_files::read(&run_files::stage_path(&dir, "a"))
             .unwrap()

@@ -98,6 +98,7 @@ fn test_run_open(
         plan,
         sessions: Default::default(),
         changed: None,
+        record: None,
     };
     let run = Run::open(RunSpec {
         workflow: &name,
