@@ -5,16 +5,32 @@
 
 import * as ops from "awf:ops";
 import { onHostReset } from "../core.ts";
-import { format, inspect } from "./inspect.ts";
+import type * as Inspect from "./inspect.ts";
 
 const counts = new Map<string, number>();
 const timers = new Map<string, number>();
 let groupIndent = "";
+// inspect.ts loads with the first line that is more than plain text: a workflow that prints
+// nothing, or only words, does not pay for it. A host's next user finds it afresh.
+let inspector: typeof Inspect | undefined;
+const inspectModule = (): typeof Inspect =>
+  (inspector ??= ops.builtin_namespace("awf:host/inspect") as unknown as typeof Inspect);
 onHostReset(() => {
   counts.clear();
   timers.clear();
   groupIndent = "";
+  inspector = undefined;
 });
+
+/** Node's `util.format`; words alone are joined by spaces, as it does. */
+function format(...args: unknown[]): string {
+  if (args.every((arg) => typeof arg === "string") && !(args[0] as string | undefined)?.includes("%")) {
+    return args.join(" ");
+  }
+  return inspectModule().format(...args);
+}
+
+const inspect = (value: unknown, options?: { depth?: number }): string => inspectModule().inspect(value, options);
 
 function write(fd: 1 | 2, args: unknown[]): void {
   const text = format(...args);

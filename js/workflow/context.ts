@@ -2,11 +2,26 @@
 // stages and `stop`, and composition (`parallel`, `race`, `select`).
 
 import * as ops from "awf:ops";
-import { createAgents, type AgentDirectory } from "./agents.ts";
+import type * as Agents from "./agents.ts";
+import type { AgentDirectory } from "./agents.ts";
 import { createStages, type StageOptions, type StopState } from "./stages.ts";
-import { createReceiver, type Message, type ReceiveOptions } from "./messages.ts";
-import { parallel, type ParallelOptions } from "./parallel.ts";
-import { race, select } from "./race.ts";
+import type * as Messages from "./messages.ts";
+import type { Message, ReceiveOptions } from "./messages.ts";
+import type * as Parallel from "./parallel.ts";
+import type { ParallelOptions } from "./parallel.ts";
+import type * as Race from "./race.ts";
+
+// Agents, messages and composition load when a run first reaches for them: a workflow that only
+// logs and returns does not pay for them. Each is the one module of its name that static
+// imports also find.
+function loadsOnce<T>(module: string): () => T {
+  let namespace: T | undefined;
+  return () => (namespace ??= ops.builtin_namespace(module) as unknown as T);
+}
+const agentsModule = loadsOnce<typeof Agents>("awf:workflow/agents");
+const messagesModule = loadsOnce<typeof Messages>("awf:workflow/messages");
+const parallelModule = loadsOnce<typeof Parallel>("awf:workflow/parallel");
+const raceModule = loadsOnce<typeof Race>("awf:workflow/race");
 
 export interface WorkflowContext {
   readonly runId: string;
@@ -39,7 +54,10 @@ export interface WorkflowContext {
 export function createContext(run: number, stops: StopState = {}): WorkflowContext {
   const info = ops.run_info(run) as { runId: string; attempt: number; workflow: string; cwd: string; deadline: number };
   const { stage, stop } = createStages(run, stops);
-  const receiver = createReceiver(run, info.runId);
+  // The run's mailbox is open before its first agent is: only agents send messages.
+  let receiver: Messages.Receiver | undefined;
+  const mailbox = (): Messages.Receiver => (receiver ??= messagesModule().createReceiver(run, info.runId));
+  let agents: AgentDirectory | undefined;
   return Object.freeze({
     runId: info.runId,
     attempt: info.attempt,
@@ -49,12 +67,23 @@ export function createContext(run: number, stops: StopState = {}): WorkflowConte
     log(message: string, fields?: Record<string, unknown>): void {
       ops.run_log(run, message, fields);
     },
-    agents: createAgents(run, info.runId),
+    get agents(): AgentDirectory {
+      mailbox();
+      return (agents ??= agentsModule().createAgents(run, info.runId));
+    },
     stage: stage as WorkflowContext["stage"],
     stop,
-    receive: receiver.receive,
-    parallel,
-    race,
-    select,
+    receive<D = unknown>(options?: ReceiveOptions): Promise<Message<D>> {
+      return mailbox().receive<D>(options);
+    },
+    parallel<T, R>(items: Iterable<T>, fn: (item: T, index: number) => R | Promise<R>, options?: ParallelOptions): Promise<Awaited<R>[]> {
+      return parallelModule().parallel(items, fn, options);
+    },
+    race(branches: unknown): Promise<unknown> {
+      return raceModule().race(branches);
+    },
+    select(branches: Record<string, () => unknown>): Promise<{ key: string; value: unknown }> {
+      return raceModule().select(branches);
+    },
   });
 }

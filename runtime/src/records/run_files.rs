@@ -212,6 +212,16 @@ pub fn stages(run: &Path) -> io::Result<Vec<Value>> {
     Ok(found)
 }
 
+/// Where a stage record sorts among the run's stages, by when it started: its `startedAt`, then
+/// (for stages started within one millisecond) its attempt and its `order` in that attempt.
+pub fn stage_start_key(record: &Value) -> (String, u64, u64) {
+    (
+        record["startedAt"].as_str().unwrap_or_default().to_string(),
+        record["attempt"].as_u64().unwrap_or(0),
+        record["order"].as_u64().unwrap_or(0),
+    )
+}
+
 /// The awf process an attempt record names.
 pub fn owner_of(attempt: &Value) -> Option<Identity> {
     Some(Identity {

@@ -142,7 +142,7 @@ fn stage_reached(dir: &Path, live: bool) -> Option<(String, String)> {
     let stages = run_files::stages(dir).unwrap_or_default();
     let last = stages
         .iter()
-        .max_by_key(|s| s["startedAt"].as_str().unwrap_or_default().to_string())?;
+        .max_by_key(|s| run_files::stage_start_key(s))?;
     let outcome = match last["outcome"].as_str() {
         Some(outcome) => outcome.to_string(),
         None if live => "running".to_string(),

@@ -81,6 +81,15 @@ pub(crate) fn claim_durably(target: &Path, bytes: &[u8]) -> io::Result<()> {
     linked
 }
 
+/// `claim_durably` without the flush: for a record whose content a durable record beside it
+/// also holds (writer.rs, `RecordWrite::ClaimedCopy`).
+pub(crate) fn claim_whole(target: &Path, bytes: &[u8]) -> io::Result<()> {
+    let temp = write_temp(target, bytes)?;
+    let linked = fs::hard_link(&temp, target);
+    let _ = fs::remove_file(&temp);
+    linked
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

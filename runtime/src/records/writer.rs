@@ -7,12 +7,14 @@
 //! whose name is taken). `flush` waits for everything given so far; dropping the writer does too.
 
 use std::io;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
-use super::whole_file::{claim_durably, make_private_dirs, publish, write_atomically, write_whole};
+use super::whole_file::{
+    claim_durably, claim_whole, make_private_dirs, publish, write_atomically, write_whole,
+};
 
 /// One write of a whole record; the folders above it are made as needed.
 #[derive(Debug)]
@@ -27,6 +29,9 @@ pub enum RecordWrite {
     Copy { target: PathBuf, bytes: Vec<u8> },
     /// `from` moved to `to`, when `from` is there.
     MoveAside { from: PathBuf, to: PathBuf },
+    /// A claim that a copy of the same record superseded before it was written (`coalesce`):
+    /// the name is claimed with the copy's bytes, not flushed.
+    ClaimedCopy { target: PathBuf, bytes: Vec<u8> },
 }
 
 impl RecordWrite {
@@ -44,6 +49,10 @@ impl RecordWrite {
                 let done = parent_made(&target).and_then(|()| write_whole(&target, &bytes));
                 (target, done)
             }
+            RecordWrite::ClaimedCopy { target, bytes } => {
+                let done = parent_made(&target).and_then(|()| claim_whole(&target, &bytes));
+                (target, done)
+            }
             RecordWrite::MoveAside { from, to } => {
                 if !from.exists() {
                     return Ok(());
@@ -56,7 +65,83 @@ impl RecordWrite {
     }
 }
 
-fn parent_made(target: &std::path::Path) -> io::Result<()> {
+impl RecordWrite {
+    /// The file this write puts whole in place, if it is one.
+    fn target(&self) -> Option<&Path> {
+        match self {
+            RecordWrite::Replace { target, .. }
+            | RecordWrite::Claim { target, .. }
+            | RecordWrite::Copy { target, .. }
+            | RecordWrite::ClaimedCopy { target, .. } => Some(target),
+            RecordWrite::MoveAside { .. } => None,
+        }
+    }
+
+    fn touches(&self, path: &Path) -> bool {
+        match self {
+            RecordWrite::MoveAside { from, to } => from == path || to == path,
+            other => other.target() == Some(path),
+        }
+    }
+}
+
+/// Writes nobody waits on, as the thread finds them queued: a record superseded before it was
+/// written is not written on its own. A replace gives way to a later replace of the same file;
+/// a claim to a later copy, which then claims the name itself, in its own place in the order (a
+/// new run's attempt record, claimed at its start and copied with its ending at its end, when
+/// the run is over before the claim reached the disk). A job someone waits for is never merged,
+/// and nothing is merged across it: a flush covers what was given before it.
+fn coalesce(batch: Vec<Job>) -> Vec<Job> {
+    let mut jobs: Vec<Option<Job>> = batch.into_iter().map(Some).collect();
+    for later in 0..jobs.len() {
+        let Some(job) = &jobs[later] else { continue };
+        if job.reply.is_some() {
+            continue;
+        }
+        let Some(target) = job.write.as_ref().and_then(RecordWrite::target) else {
+            continue;
+        };
+        let target = target.to_path_buf();
+        let earlier = (0..later).rev().find_map(|i| match &jobs[i] {
+            None => None,
+            Some(job) if job.reply.is_some() => Some(None),
+            Some(job) => job
+                .write
+                .as_ref()
+                .is_some_and(|w| w.touches(&target))
+                .then_some(Some(i)),
+        });
+        let Some(Some(earlier)) = earlier else {
+            continue;
+        };
+        let earlier_write = jobs[earlier].as_ref().and_then(|job| job.write.as_ref());
+        let earlier_replaces = matches!(earlier_write, Some(RecordWrite::Replace { .. }));
+        let earlier_claims = matches!(earlier_write, Some(RecordWrite::Claim { .. }));
+        let Some(Job {
+            write: Some(write), ..
+        }) = &mut jobs[later]
+        else {
+            continue;
+        };
+        let merged = match write {
+            RecordWrite::Replace { .. } => earlier_replaces,
+            RecordWrite::Copy { target, bytes } if earlier_claims => {
+                *write = RecordWrite::ClaimedCopy {
+                    target: std::mem::take(target),
+                    bytes: std::mem::take(bytes),
+                };
+                true
+            }
+            _ => false,
+        };
+        if merged {
+            jobs[earlier] = None;
+        }
+    }
+    jobs.into_iter().flatten().collect()
+}
+
+fn parent_made(target: &Path) -> io::Result<()> {
     match target.parent() {
         Some(dir) => make_private_dirs(dir),
         None => Ok(()),
@@ -142,8 +227,18 @@ impl RecordWriter {
             let started = std::thread::Builder::new()
                 .name("awf-records".to_string())
                 .spawn(move || {
-                    for job in jobs {
-                        job.run(&failed);
+                    // One job at a time, each time with what was queued meanwhile coalesced.
+                    let mut pending: Vec<Job> = Vec::new();
+                    loop {
+                        if pending.is_empty() {
+                            match jobs.recv() {
+                                Ok(job) => pending.push(job),
+                                Err(_) => break,
+                            }
+                        }
+                        pending.extend(jobs.try_iter());
+                        pending = coalesce(pending);
+                        pending.remove(0).run(&failed);
                     }
                 });
             match started {
@@ -269,6 +364,129 @@ mod tests {
             "a\n"
         );
         fs::remove_dir_all(dir).unwrap();
+    }
+
+    fn behind(write: RecordWrite) -> Job {
+        Job {
+            write: Some(write),
+            reply: None,
+        }
+    }
+
+    fn bytes(text: &str) -> Vec<u8> {
+        text.as_bytes().to_vec()
+    }
+
+    /// What each write of a coalesced batch is and holds: `("claim", "a", "1")`.
+    fn shown(jobs: &[Job]) -> Vec<(String, String, String)> {
+        jobs.iter()
+            .map(|job| match &job.write {
+                Some(write) => {
+                    let (kind, target, bytes) = match write {
+                        RecordWrite::Replace { target, bytes } => ("replace", target, bytes),
+                        RecordWrite::Claim { target, bytes } => ("claim", target, bytes),
+                        RecordWrite::Copy { target, bytes } => ("copy", target, bytes),
+                        RecordWrite::ClaimedCopy { target, bytes } => {
+                            ("claimed-copy", target, bytes)
+                        }
+                        RecordWrite::MoveAside { from, .. } => ("move", from, &Vec::new()),
+                    };
+                    (
+                        kind.to_string(),
+                        target.display().to_string(),
+                        String::from_utf8_lossy(bytes).into_owned(),
+                    )
+                }
+                None => ("flush".to_string(), String::new(), String::new()),
+            })
+            .collect()
+    }
+
+    fn row(kind: &str, target: &str, bytes: &str) -> (String, String, String) {
+        (kind.into(), target.into(), bytes.into())
+    }
+
+    #[test]
+    fn a_record_superseded_before_it_was_written_is_not_written_on_its_own() {
+        let path = PathBuf::from;
+        let batch = vec![
+            behind(RecordWrite::Claim {
+                target: path("run.json"),
+                bytes: bytes("run"),
+            }),
+            behind(RecordWrite::Claim {
+                target: path("a/1.json"),
+                bytes: bytes("started"),
+            }),
+            behind(RecordWrite::Replace {
+                target: path("s/plan.json"),
+                bytes: bytes("plan started"),
+            }),
+            behind(RecordWrite::Replace {
+                target: path("s/plan.json"),
+                bytes: bytes("plan ended"),
+            }),
+            behind(RecordWrite::Replace {
+                target: path("output.json"),
+                bytes: bytes("out"),
+            }),
+            behind(RecordWrite::Copy {
+                target: path("a/1.json"),
+                bytes: bytes("ended"),
+            }),
+        ];
+        assert_eq!(
+            shown(&coalesce(batch)),
+            [
+                row("claim", "run.json", "run"),
+                row("replace", "s/plan.json", "plan ended"),
+                row("replace", "output.json", "out"),
+                row("claimed-copy", "a/1.json", "ended"),
+            ]
+        );
+    }
+
+    #[test]
+    fn nothing_is_merged_across_a_wait_or_a_move_of_the_same_file() {
+        let path = PathBuf::from;
+        let (reply, _answer) = mpsc::sync_channel(1);
+        let batch = vec![
+            behind(RecordWrite::Claim {
+                target: path("a/1.json"),
+                bytes: bytes("started"),
+            }),
+            Job {
+                write: None,
+                reply: Some(reply),
+            },
+            behind(RecordWrite::Copy {
+                target: path("a/1.json"),
+                bytes: bytes("ended"),
+            }),
+            behind(RecordWrite::Replace {
+                target: path("s/plan.json"),
+                bytes: bytes("old"),
+            }),
+            behind(RecordWrite::MoveAside {
+                from: path("s/plan.json"),
+                to: path("r/plan.2.json"),
+            }),
+            behind(RecordWrite::Replace {
+                target: path("s/plan.json"),
+                bytes: bytes("new"),
+            }),
+        ];
+        assert_eq!(
+            shown(&coalesce(batch)),
+            [
+                row("claim", "a/1.json", "started"),
+                row("flush", "", ""),
+                row("copy", "a/1.json", "ended"),
+                row("replace", "s/plan.json", "old"),
+                row("move", "s/plan.json", ""),
+                row("replace", "s/plan.json", "new"),
+            ]
+        );
     }
 
     #[test]

@@ -45,13 +45,13 @@ impl StagePlan {
 
     /// The stages that succeeded, in the order they started.
     pub fn succeeded(&self) -> Vec<&str> {
-        let mut done: Vec<(&str, &str)> = self
+        let mut done: Vec<(&str, &Value)> = self
             .recorded
             .iter()
             .filter(|(_, r)| r["outcome"] == "succeeded")
-            .map(|(name, r)| (name.as_str(), r["startedAt"].as_str().unwrap_or_default()))
+            .map(|(name, r)| (name.as_str(), r))
             .collect();
-        done.sort_by_key(|(_, at)| *at);
+        done.sort_by_key(|(_, r)| run_files::stage_start_key(r));
         done.into_iter().map(|(name, _)| name).collect()
     }
 }
@@ -84,10 +84,13 @@ struct State {
     summaries: Vec<Value>,
     /// The stage the attempt failed or stopped in.
     ended_in: Option<String>,
+    /// How many stages the attempt started (each record's `order`).
+    started: u64,
 }
 
 struct Open {
     name: String,
+    order: u64,
     started: SystemTime,
     started_at: String,
 }
@@ -203,10 +206,13 @@ impl Stages {
             run_files::stage_path(dir, name),
             run_files::replaced_stage_path(dir, name, self.attempt),
         );
+        state.started += 1;
+        let order = state.started;
         let record = json!({
             "version": run_files::VERSION,
             "stage": name,
             "attempt": self.attempt,
+            "order": order,
             "startedAt": started_at,
         });
         if let Err(e) = self
@@ -217,6 +223,7 @@ impl Stages {
         }
         state.open = Some(Open {
             name: name.to_string(),
+            order,
             started,
             started_at,
         });
@@ -277,6 +284,7 @@ impl Stages {
             "version": run_files::VERSION,
             "stage": open.name,
             "attempt": self.attempt,
+            "order": open.order,
             "outcome": outcome,
             "startedAt": open.started_at,
             "endedAt": time::rfc3339(ended),
@@ -355,6 +363,26 @@ mod tests {
     }
 
     #[test]
+    fn stages_started_within_one_millisecond_keep_their_order() {
+        let at = "2026-12-01T10:00:00.000Z";
+        let record = |stage: &str, attempt: u64, order: u64| {
+            let value = json!({"stage": stage, "attempt": attempt, "order": order, "outcome": "succeeded", "startedAt": at});
+            (stage.to_string(), value)
+        };
+        let plan = StagePlan {
+            recorded: [
+                record("plan", 1, 1),
+                record("build", 1, 2),
+                record("ack", 2, 1),
+            ]
+            .into_iter()
+            .collect(),
+            ..StagePlan::default()
+        };
+        assert_eq!(plan.succeeded(), ["plan", "build", "ack"]);
+    }
+
+    #[test]
     fn names_follow_the_rule() {
         for good in ["plan", "fix-tests", "a1"] {
             assert!(valid_name(good), "{good}");
@@ -414,6 +442,7 @@ mod tests {
             (c["outcome"].clone(), c["attempt"].clone()),
             (json!("failed"), json!(2))
         );
+        stages.records.flush().unwrap();
         std::fs::remove_dir_all(cwd).unwrap();
     }
 
@@ -438,6 +467,7 @@ mod tests {
             .end("a", "succeeded", Some(json!("one")), None, None)
             .unwrap();
         assert_eq!(stages.enter("b").unwrap(), Entered::Runs);
+        stages.records.flush().unwrap();
         std::fs::remove_dir_all(cwd).unwrap();
 
         let (stages, cwd) = book("from-only", plan);
@@ -447,6 +477,7 @@ mod tests {
         ));
         assert!(stages.decide("a", &[]).unwrap());
         assert_eq!(stages.enter("b").unwrap(), Entered::Runs, "--from-stage b");
+        stages.records.flush().unwrap();
         std::fs::remove_dir_all(cwd).unwrap();
     }
 
@@ -473,6 +504,7 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(record["outcome"], "cancelled");
+        stages.records.flush().unwrap();
         std::fs::remove_dir_all(cwd).unwrap();
     }
 }
