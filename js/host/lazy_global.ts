@@ -2,12 +2,11 @@
 // built-in then (the `builtin_namespace` primitive, runtime/src/js/engine/lazy_builtin.rs), so
 // a workflow that never uses them never pays for them. Assigning the global first replaces it without loading anything.
 //
-// A module listed here is reached only through its globals: other built-ins read
-// `globalThis.Buffer`, never `import "./buffer.ts"` (that would make a second copy). The one
-// exception, agentswf/workflow, which authors and built-ins import, replaces its globals with
-// its exports as it is evaluated, so its getters never run once it has been imported; and once
-// a getter has evaluated it, an import finds the same module (QuickJS reuses a loaded module of
-// the same name).
+// A module here may be imported too: once a getter has evaluated it, an import finds the same
+// module (QuickJS reuses a loaded module of the same name), and a getter that runs after an
+// import gets that module's exports (lazy_builtin.rs). agentswf/workflow, which authors and
+// built-ins import, replaces its globals with its exports as it is evaluated, so its getters
+// never run once it has been imported.
 
 import * as ops from "awf:ops";
 

@@ -30,6 +30,14 @@ pub fn sweep_dead_runs() -> Swept {
     sweep(Path::new("/tmp"))
 }
 
+/// Whether `name` is one `ControlDir::create` gives: `awf-` and mkdtemp's six letters or digits.
+/// Only those are looked into: /tmp holds many other folders, some named `awf-...` too.
+fn is_control_folder(name: &str) -> bool {
+    name.len() == 10
+        && name.starts_with("awf-")
+        && name[4..].bytes().all(|b| b.is_ascii_alphanumeric())
+}
+
 /// A sweep of `/tmp` going on beside the run; dropping it waits for the sweep, so none is cut off
 /// halfway when awf exits.
 pub struct SweepBehind {
@@ -68,10 +76,7 @@ pub fn sweep(parent: &Path) -> Swept {
     let me = unsafe { libc::geteuid() };
     for entry in entries.flatten() {
         let path = entry.path();
-        let ours = entry
-            .file_name()
-            .to_str()
-            .is_some_and(|n| n.starts_with("awf-"))
+        let ours = entry.file_name().to_str().is_some_and(is_control_folder)
             && fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir() && m.uid() == me);
         if !ours {
             continue;
@@ -127,13 +132,15 @@ mod tests {
             fs::write(path.join(MARKER), text.to_string()).unwrap();
             path
         };
-        let alive = marker("awf-alive", me.start);
-        let dead = marker("awf-dead", me.start + 1);
-        let unmarked = parent.join("awf-unmarked");
+        let alive = marker("awf-aLive1", me.start);
+        let dead = marker("awf-dEad02", me.start + 1);
+        let not_a_control_folder = marker("awf-dead-but-named-otherwise", me.start + 1);
+        let unmarked = parent.join("awf-unmark");
         fs::create_dir(&unmarked).unwrap();
         let swept = sweep(&parent);
         assert_eq!(swept.folders, vec![dead.clone()]);
         assert!(alive.exists() && unmarked.exists() && !dead.exists());
+        assert!(not_a_control_folder.exists());
         fs::remove_dir_all(parent).unwrap();
     }
 }
