@@ -1,18 +1,16 @@
 // awf:bootstrap — installs the globals every workflow, handler and test file sees, in order:
 // stack traces at .ts positions first (so errors from here on are mapped), the async context
-// (which call and scope code belongs to across `await`), then console,
-// timers, process, structuredClone, then the globals whose modules load on first use
-// (js/host/lazy_global.ts): the author globals of the spec (defineWorkflow, tool, typed, Type;
-// a test file of plain bun:test tests never loads them), and the web and Node ones (events and
-// abort, text encoding, crypto, URL, fetch, Buffer). QuickJS itself
+// (which call and scope code belongs to across `await`), then console and timers, then the
+// globals whose modules load on first use (js/host/lazy_global.ts): the author globals of the
+// spec (defineWorkflow, tool, typed, Type; a test file of plain bun:test tests never loads
+// them), `process` and `structuredClone`, and the web and Node ones (events and abort, text
+// encoding, crypto, URL, fetch, Buffer). QuickJS itself
 // provides atob, btoa, performance, queueMicrotask and DOMException.
 
 import { installStackTraces } from "./host/stack.ts";
 import { installAsyncContext } from "./host/async_context.ts";
 import { console } from "./host/console.ts";
 import * as timers from "./host/timers.ts";
-import { process } from "./host/process.ts";
-import { structuredClone } from "./host/clone.ts";
 import { installLazyGlobals } from "./host/lazy_global.ts";
 
 installStackTraces();
@@ -26,8 +24,6 @@ const globals: Record<string, unknown> = {
   clearTimeout: timers.clearTimeout,
   clearInterval: timers.clearInterval,
   clearImmediate: timers.clearImmediate,
-  process,
-  structuredClone,
   global: globalThis,
 };
 
@@ -40,6 +36,8 @@ installLazyGlobals({
   tool: "awf:agentswf/workflow",
   typed: "awf:agentswf/workflow",
   Type: "awf:agentswf/workflow",
+  process: "awf:host/process",
+  structuredClone: "awf:host/clone",
   Event: "awf:host/abort",
   EventTarget: "awf:host/abort",
   AbortController: "awf:host/abort",

@@ -12,9 +12,16 @@ import * as ops from "awf:ops";
 import { AwfError } from "./core.ts";
 import { isWorkflow, type Workflow } from "./agentswf/workflow.ts";
 import { createContext } from "./workflow/context.ts";
-import { isStop, type StopState } from "./workflow/stages.ts";
+import type * as Stages from "./workflow/stages.ts";
+import type { StopState } from "./workflow/stages.ts";
 
 let loaded: Workflow<unknown, unknown> | undefined;
+
+/** Whether `error` is what `wf.stop` throws; asked only once it was called, so stages.ts (which
+ * a run loads when it first uses a stage or stop) is there. */
+function isStop(error: unknown): error is { reason: string } {
+  return (ops.builtin_namespace("awf:workflow/stages") as unknown as typeof Stages).isStop(error);
+}
 
 /** `file` is absolute; `shown` is how to name it to the user (relative to the cwd). */
 export async function loadWorkflow({ file, shown }: { file: string; shown: string }): Promise<{ name: string; description: string }> {
@@ -73,7 +80,7 @@ export async function runWorkflow({ run, input }: { run: number; input: unknown 
   try {
     value = await workflow.run(createContext(run, stops), input);
   } catch (error) {
-    if (isStop(error)) throw new AwfError("stopped", error.reason);
+    if (stops.stopped && isStop(error)) throw new AwfError("stopped", error.reason);
     if (stops.stopped) throw stopCaught(stops.stopped.reason, error);
     throw error;
   }

@@ -4,21 +4,23 @@
 import * as ops from "awf:ops";
 import type * as Agents from "./agents.ts";
 import type { AgentDirectory } from "./agents.ts";
-import { createStages, type StageOptions, type StopState } from "./stages.ts";
+import type * as Stages from "./stages.ts";
+import type { StageOptions, StopState } from "./stages.ts";
 import type * as Messages from "./messages.ts";
 import type { Message, ReceiveOptions } from "./messages.ts";
 import type * as Parallel from "./parallel.ts";
 import type { ParallelOptions } from "./parallel.ts";
 import type * as Race from "./race.ts";
 
-// Agents, messages and composition load when a run first reaches for them: a workflow that only
-// logs and returns does not pay for them. Each is the one module of its name that static
+// Agents, messages, stages and composition load when a run first reaches for them: a workflow
+// that only logs and returns does not pay for them. Each is the one module of its name that static
 // imports also find.
 function loadsOnce<T>(module: string): () => T {
   let namespace: T | undefined;
   return () => (namespace ??= ops.builtin_namespace(module) as unknown as T);
 }
 const agentsModule = loadsOnce<typeof Agents>("awf:workflow/agents");
+const stagesModule = loadsOnce<typeof Stages>("awf:workflow/stages");
 const messagesModule = loadsOnce<typeof Messages>("awf:workflow/messages");
 const parallelModule = loadsOnce<typeof Parallel>("awf:workflow/parallel");
 const raceModule = loadsOnce<typeof Race>("awf:workflow/race");
@@ -53,7 +55,8 @@ export interface WorkflowContext {
 
 export function createContext(run: number, stops: StopState = {}): WorkflowContext {
   const info = ops.run_info(run) as { runId: string; attempt: number; workflow: string; cwd: string; deadline: number };
-  const { stage, stop } = createStages(run, stops);
+  let stages: ReturnType<typeof Stages.createStages> | undefined;
+  const staged = () => (stages ??= stagesModule().createStages(run, stops));
   // The run's mailbox is open before its first agent is: only agents send messages.
   let receiver: Messages.Receiver | undefined;
   const mailbox = (): Messages.Receiver => (receiver ??= messagesModule().createReceiver(run, info.runId));
@@ -71,8 +74,10 @@ export function createContext(run: number, stops: StopState = {}): WorkflowConte
       mailbox();
       return (agents ??= agentsModule().createAgents(run, info.runId));
     },
-    stage: stage as WorkflowContext["stage"],
-    stop,
+    stage: ((...args: [string, ...unknown[]]) => staged().stage(...args)) as WorkflowContext["stage"],
+    stop(reason: string): never {
+      return staged().stop(reason);
+    },
     receive<D = unknown>(options?: ReceiveOptions): Promise<Message<D>> {
       return mailbox().receive<D>(options);
     },

@@ -75,10 +75,11 @@ pub fn sweep(parent: &Path) -> Swept {
     // SAFETY: plain syscall.
     let me = unsafe { libc::geteuid() };
     for entry in entries.flatten() {
+        if !entry.file_name().to_str().is_some_and(is_control_folder) {
+            continue;
+        }
         let path = entry.path();
-        let ours = entry.file_name().to_str().is_some_and(is_control_folder)
-            && fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir() && m.uid() == me);
-        if !ours {
+        if !fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir() && m.uid() == me) {
             continue;
         }
         let Some(marker) = fs::read_to_string(path.join(MARKER))
