@@ -366,127 +366,100 @@ mod tests {
         fs::remove_dir_all(dir).unwrap();
     }
 
-    fn behind(write: RecordWrite) -> Job {
-        Job {
-            write: Some(write),
-            reply: None,
-        }
-    }
-
-    fn bytes(text: &str) -> Vec<u8> {
-        text.as_bytes().to_vec()
-    }
-
-    /// What each write of a coalesced batch is and holds: `("claim", "a", "1")`.
-    fn shown(jobs: &[Job]) -> Vec<(String, String, String)> {
-        jobs.iter()
-            .map(|job| match &job.write {
-                Some(write) => {
-                    let (kind, target, bytes) = match write {
-                        RecordWrite::Replace { target, bytes } => ("replace", target, bytes),
-                        RecordWrite::Claim { target, bytes } => ("claim", target, bytes),
-                        RecordWrite::Copy { target, bytes } => ("copy", target, bytes),
-                        RecordWrite::ClaimedCopy { target, bytes } => {
-                            ("claimed-copy", target, bytes)
-                        }
-                        RecordWrite::MoveAside { from, .. } => ("move", from, &Vec::new()),
-                    };
-                    (
-                        kind.to_string(),
-                        target.display().to_string(),
-                        String::from_utf8_lossy(bytes).into_owned(),
-                    )
+    /// Writes left behind, as a batch the thread finds queued: `("claim", "a/1.json", "x")`
+    /// is a claim of a/1.json with the bytes `x`; `("flush", "", "")` a job waited for.
+    fn batch(writes: &[(&str, &str, &str)]) -> Vec<Job> {
+        writes
+            .iter()
+            .map(|&(kind, target, text)| {
+                let (target, bytes) = (PathBuf::from(target), text.as_bytes().to_vec());
+                let write = match kind {
+                    "replace" => RecordWrite::Replace { target, bytes },
+                    "claim" => RecordWrite::Claim { target, bytes },
+                    "copy" => RecordWrite::Copy { target, bytes },
+                    "move" => RecordWrite::MoveAside {
+                        to: PathBuf::from(text),
+                        from: target,
+                    },
+                    _ => {
+                        let (reply, _answer) = mpsc::sync_channel(1);
+                        return Job {
+                            write: None,
+                            reply: Some(reply),
+                        };
+                    }
+                };
+                Job {
+                    write: Some(write),
+                    reply: None,
                 }
-                None => ("flush".to_string(), String::new(), String::new()),
             })
             .collect()
     }
 
-    fn row(kind: &str, target: &str, bytes: &str) -> (String, String, String) {
-        (kind.into(), target.into(), bytes.into())
+    /// What each job of a batch is, as `batch` takes them (a moved file shows where it went).
+    fn shown(jobs: &[Job]) -> Vec<(String, String, String)> {
+        jobs.iter()
+            .map(|job| {
+                let (kind, target, text) = match &job.write {
+                    Some(RecordWrite::Replace { target, bytes }) => {
+                        ("replace", target, bytes.clone())
+                    }
+                    Some(RecordWrite::Claim { target, bytes }) => ("claim", target, bytes.clone()),
+                    Some(RecordWrite::Copy { target, bytes }) => ("copy", target, bytes.clone()),
+                    Some(RecordWrite::ClaimedCopy { target, bytes }) => {
+                        ("claimed-copy", target, bytes.clone())
+                    }
+                    Some(RecordWrite::MoveAside { from, to }) => {
+                        ("move", from, to.display().to_string().into_bytes())
+                    }
+                    None => return ("flush".into(), String::new(), String::new()),
+                };
+                let text = String::from_utf8_lossy(&text).into_owned();
+                (kind.to_string(), target.display().to_string(), text)
+            })
+            .collect()
+    }
+
+    fn rows(writes: &[(&str, &str, &str)]) -> Vec<(String, String, String)> {
+        writes
+            .iter()
+            .map(|&(a, b, c)| (a.into(), b.into(), c.into()))
+            .collect()
     }
 
     #[test]
     fn a_record_superseded_before_it_was_written_is_not_written_on_its_own() {
-        let path = PathBuf::from;
-        let batch = vec![
-            behind(RecordWrite::Claim {
-                target: path("run.json"),
-                bytes: bytes("run"),
-            }),
-            behind(RecordWrite::Claim {
-                target: path("a/1.json"),
-                bytes: bytes("started"),
-            }),
-            behind(RecordWrite::Replace {
-                target: path("s/plan.json"),
-                bytes: bytes("plan started"),
-            }),
-            behind(RecordWrite::Replace {
-                target: path("s/plan.json"),
-                bytes: bytes("plan ended"),
-            }),
-            behind(RecordWrite::Replace {
-                target: path("output.json"),
-                bytes: bytes("out"),
-            }),
-            behind(RecordWrite::Copy {
-                target: path("a/1.json"),
-                bytes: bytes("ended"),
-            }),
-        ];
+        let queued = batch(&[
+            ("claim", "run.json", "run"),
+            ("claim", "a/1.json", "started"),
+            ("replace", "s/plan.json", "plan started"),
+            ("replace", "s/plan.json", "plan ended"),
+            ("replace", "output.json", "out"),
+            ("copy", "a/1.json", "ended"),
+        ]);
         assert_eq!(
-            shown(&coalesce(batch)),
-            [
-                row("claim", "run.json", "run"),
-                row("replace", "s/plan.json", "plan ended"),
-                row("replace", "output.json", "out"),
-                row("claimed-copy", "a/1.json", "ended"),
-            ]
+            shown(&coalesce(queued)),
+            rows(&[
+                ("claim", "run.json", "run"),
+                ("replace", "s/plan.json", "plan ended"),
+                ("replace", "output.json", "out"),
+                ("claimed-copy", "a/1.json", "ended"),
+            ])
         );
     }
 
     #[test]
     fn nothing_is_merged_across_a_wait_or_a_move_of_the_same_file() {
-        let path = PathBuf::from;
-        let (reply, _answer) = mpsc::sync_channel(1);
-        let batch = vec![
-            behind(RecordWrite::Claim {
-                target: path("a/1.json"),
-                bytes: bytes("started"),
-            }),
-            Job {
-                write: None,
-                reply: Some(reply),
-            },
-            behind(RecordWrite::Copy {
-                target: path("a/1.json"),
-                bytes: bytes("ended"),
-            }),
-            behind(RecordWrite::Replace {
-                target: path("s/plan.json"),
-                bytes: bytes("old"),
-            }),
-            behind(RecordWrite::MoveAside {
-                from: path("s/plan.json"),
-                to: path("r/plan.2.json"),
-            }),
-            behind(RecordWrite::Replace {
-                target: path("s/plan.json"),
-                bytes: bytes("new"),
-            }),
+        let writes = [
+            ("claim", "a/1.json", "started"),
+            ("flush", "", ""),
+            ("copy", "a/1.json", "ended"),
+            ("replace", "s/plan.json", "old"),
+            ("move", "s/plan.json", "r/plan.2.json"),
+            ("replace", "s/plan.json", "new"),
         ];
-        assert_eq!(
-            shown(&coalesce(batch)),
-            [
-                row("claim", "a/1.json", "started"),
-                row("flush", "", ""),
-                row("copy", "a/1.json", "ended"),
-                row("replace", "s/plan.json", "old"),
-                row("move", "s/plan.json", ""),
-                row("replace", "s/plan.json", "new"),
-            ]
-        );
+        assert_eq!(shown(&coalesce(batch(&writes))), rows(&writes));
     }
 
     #[test]
