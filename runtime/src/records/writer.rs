@@ -36,36 +36,24 @@ pub enum RecordWrite {
 
 impl RecordWrite {
     fn apply(self) -> io::Result<()> {
-        let (target, done) = match self {
-            RecordWrite::Replace { target, bytes } => {
-                let done = parent_made(&target).and_then(|()| write_atomically(&target, &bytes));
-                (target, done)
-            }
-            RecordWrite::Claim { target, bytes } => {
-                let done = parent_made(&target).and_then(|()| claim_durably(&target, &bytes));
-                (target, done)
-            }
-            RecordWrite::Copy { target, bytes } => {
-                let done = parent_made(&target).and_then(|()| write_whole(&target, &bytes));
-                (target, done)
-            }
-            RecordWrite::ClaimedCopy { target, bytes } => {
-                let done = parent_made(&target).and_then(|()| claim_whole(&target, &bytes));
-                (target, done)
-            }
+        type Put = fn(&Path, &[u8]) -> io::Result<()>;
+        let (target, bytes, put): (PathBuf, Vec<u8>, Put) = match self {
+            RecordWrite::Replace { target, bytes } => (target, bytes, write_atomically),
+            RecordWrite::Claim { target, bytes } => (target, bytes, claim_durably),
+            RecordWrite::Copy { target, bytes } => (target, bytes, write_whole),
+            RecordWrite::ClaimedCopy { target, bytes } => (target, bytes, claim_whole),
             RecordWrite::MoveAside { from, to } => {
                 if !from.exists() {
                     return Ok(());
                 }
                 let done = parent_made(&to).and_then(|()| publish(&from, &to));
-                (to, done)
+                return named(&to, done);
             }
         };
-        done.map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", target.display())))
+        let done = parent_made(&target).and_then(|()| put(&target, &bytes));
+        named(&target, done)
     }
-}
 
-impl RecordWrite {
     /// The file this write puts whole in place, if it is one.
     fn target(&self) -> Option<&Path> {
         match self {
@@ -139,6 +127,11 @@ fn coalesce(batch: Vec<Job>) -> Vec<Job> {
         }
     }
     jobs.into_iter().flatten().collect()
+}
+
+/// `done`'s error says which file it is about.
+fn named(target: &Path, done: io::Result<()>) -> io::Result<()> {
+    done.map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", target.display())))
 }
 
 fn parent_made(target: &Path) -> io::Result<()> {
