@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use super::whole_file::{claim_durably, json_text, make_private_dirs, write_atomically};
+use super::whole_file::{json_text, make_private_dirs, write_atomically};
 use crate::os::proc::Identity;
 
 /// The version every record file here carries; a newer one is refused.
@@ -61,12 +61,14 @@ fn parse(path: &Path, text: &str) -> io::Result<Value> {
     Ok(value)
 }
 
-/// Writes `value` at `target` whole, failing with `AlreadyExists` if the name is taken.
+/// Writes `value` at `target` whole, failing with `AlreadyExists` if the name is taken. A run
+/// claims through its `RunDir`; tests lay out records with this.
+#[cfg(test)]
 pub fn claim(target: &Path, value: &Value) -> io::Result<()> {
     if let Some(dir) = target.parent() {
         make_private_dirs(dir)?;
     }
-    claim_durably(target, &json_text(value)?)
+    super::whole_file::claim_durably(target, &json_text(value)?)
 }
 
 /// Writes `value` at `target` whole, replacing what was there.

@@ -75,18 +75,19 @@ pub(crate) fn publish(temp: &Path, target: &Path) -> io::Result<()> {
 /// Writes `bytes` at `target` whole and durably, failing with `AlreadyExists` if the name is
 /// taken: a hard link of the flushed temp file, which no two writers can both make.
 pub(crate) fn claim_durably(target: &Path, bytes: &[u8]) -> io::Result<()> {
-    let temp = write_durably(target, bytes)?;
-    let linked = fs::hard_link(&temp, target);
-    let _ = fs::remove_file(&temp);
-    linked
+    link_in_place(&write_durably(target, bytes)?, target)
 }
 
 /// `claim_durably` without the flush: for a record whose content a durable record beside it
 /// also holds (writer.rs, `RecordWrite::ClaimedCopy`).
 pub(crate) fn claim_whole(target: &Path, bytes: &[u8]) -> io::Result<()> {
-    let temp = write_temp(target, bytes)?;
-    let linked = fs::hard_link(&temp, target);
-    let _ = fs::remove_file(&temp);
+    link_in_place(&write_temp(target, bytes)?, target)
+}
+
+/// Links the temp file at `target` unless the name is taken, and removes the temp name.
+fn link_in_place(temp: &Path, target: &Path) -> io::Result<()> {
+    let linked = fs::hard_link(temp, target);
+    let _ = fs::remove_file(temp);
     linked
 }
 
