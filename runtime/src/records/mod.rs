@@ -247,8 +247,9 @@ impl RunDir {
         Ok(())
     }
 
-    /// Replaces the record at `target` whole, after the writes given before, without flushing
-    /// it: for a copy of what a durable record holds (writer.rs, `RecordWrite::Copy`).
+    /// Writes the record at `target` over in place, after the writes given before, without
+    /// flushing it: for a copy of what a durable record holds, whose readers take the original
+    /// when they find the copy empty or cut off (writer.rs, `RecordWrite::Copy`).
     pub fn copy_behind(&self, target: PathBuf, value: &serde_json::Value) -> io::Result<()> {
         let bytes = json_text(value)?;
         self.writer.give(RecordWrite::Copy { target, bytes });

@@ -117,9 +117,10 @@ pub fn with_ending(mut attempt: Value, output: &Value) -> Value {
 /// The attempts recorded in a run folder, by number, in order.
 ///
 /// The last one's ending is output.json's when its own record does not hold it: awf writes
-/// output.json durably and then the attempt's ending as a copy, not flushed (writer.rs), which
-/// `kill -9` between the two, or a power cut soon after, leaves unwritten (or, on some file
-/// systems, empty). `make_ending_durable` settles it before a new attempt replaces output.json.
+/// output.json durably and then the attempt's ending as a copy, in place and not flushed
+/// (writer.rs), which `kill -9` between the two, or a power cut soon after, leaves unwritten,
+/// and which a reader meets empty or cut off while it is written. `make_ending_durable` settles
+/// it before a new attempt replaces output.json.
 pub fn attempts(run: &Path) -> io::Result<Vec<Value>> {
     let mut numbers: Vec<u32> = match fs::read_dir(run.join("attempts")) {
         Ok(entries) => entries
@@ -163,7 +164,7 @@ fn last_attempt(run: &Path, n: u32) -> io::Result<Option<Value>> {
     };
     match own {
         Ok(record) => Ok(Some(with_ending(record, &output))),
-        // An empty or unreadable copy: what output.json says of the attempt is all there is.
+        // An empty or cut-off copy: what output.json says of the attempt is all there is.
         Err(_) if serde_json::from_str::<Value>(&text).is_err() => {
             let record = json!({
                 "version": VERSION,
@@ -313,6 +314,11 @@ mod tests {
             (json!(2), json!("completed"))
         );
         assert_eq!(found[1]["file"], "/w/wf.ts");
+        // A copy cut off mid-write (read while it is written over, or `kill -9` then).
+        let whole = serde_json::to_string_pretty(&started(2)).unwrap();
+        fs::write(attempt_path(&dir, 2), &whole[..whole.len() / 2]).unwrap();
+        let found = attempts(&dir).unwrap();
+        assert_eq!(found[1]["outcome"], "completed");
         fs::remove_dir_all(dir).unwrap();
     }
 

@@ -1,6 +1,7 @@
 //! Whole files: written to a temp file beside their name, flushed to disk, then renamed (or
 //! linked) into place, so a reader, `kill -9` or a crash sees the old file or the whole new one,
-//! never half. Records are private: folders are made 0700 and files 0600, whatever the umask.
+//! never half; and one exception, a copy written in place (`write_in_place`). Records are
+//! private: folders are made 0700 and files 0600, whatever the umask.
 
 use std::fs::{self, DirBuilder, OpenOptions};
 use std::io::{self, Write};
@@ -29,6 +30,21 @@ pub fn write_atomically(target: &Path, bytes: &[u8]) -> io::Result<()> {
 /// machine's uptime anyway (a run's control folder in /tmp).
 pub fn write_whole(target: &Path, bytes: &[u8]) -> io::Result<()> {
     publish(&write_temp(target, bytes)?, target)
+}
+
+/// Writes `bytes` over the file at `target`, in place (made if missing), not flushed. No inode
+/// is made or freed: on a file system without a journal, ext4 makes every new file skip the
+/// inodes freed in the last seconds, so each replaced file slows the creations after it
+/// (docs/benchmarks.md). A reader, `kill -9` or a power cut may find the file empty or cut off:
+/// only for a copy whose readers then take the durable record it copies (writer.rs `Copy`).
+pub(crate) fn write_in_place(target: &Path, bytes: &[u8]) -> io::Result<()> {
+    OpenOptions::new()
+        .create(true)
+        .write(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(target)?
+        .write_all(bytes)
 }
 
 /// Writes `bytes` to a temp file beside `target` and waits until they are on disk; gives the
@@ -120,6 +136,24 @@ mod tests {
         write_whole(&target, b"three\n").unwrap();
         assert_eq!(fs::read_to_string(&target).unwrap(), "three\n");
         assert_eq!(names(&dir), ["a.json"]);
+        fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_copy_written_in_place_keeps_its_inode_and_is_private() {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let dir = scratch("in-place");
+        let target = dir.join("1.json");
+        claim_whole(&target, b"a longer first record\n").unwrap();
+        let inode = fs::metadata(&target).unwrap().ino();
+        write_in_place(&target, b"second\n").unwrap();
+        let after = fs::metadata(&target).unwrap();
+        assert_eq!(after.ino(), inode, "no inode made, none freed");
+        assert_eq!(fs::read_to_string(&target).unwrap(), "second\n");
+        write_in_place(&dir.join("2.json"), b"made\n").unwrap();
+        let made = fs::metadata(dir.join("2.json")).unwrap();
+        assert_eq!(made.permissions().mode() & 0o777, 0o600);
+        assert_eq!(names(&dir), ["1.json", "2.json"]);
         fs::remove_dir_all(dir).unwrap();
     }
 

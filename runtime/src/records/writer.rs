@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
 use super::whole_file::{
-    claim_durably, claim_whole, make_private_dirs, publish, write_atomically, write_whole,
+    claim_durably, claim_whole, make_private_dirs, publish, write_atomically, write_in_place,
 };
 
 /// One write of a whole record; the folders above it are made as needed.
@@ -23,9 +23,10 @@ pub enum RecordWrite {
     Replace { target: PathBuf, bytes: Vec<u8> },
     /// `target` created whole and durably; `AlreadyExists` when the name is taken.
     Claim { target: PathBuf, bytes: Vec<u8> },
-    /// `target` replaced whole but not flushed: a copy of what a durable record beside it holds
-    /// (an attempt's ending, which output.json has too). A power cut may leave the old file or,
-    /// on some file systems, an empty one; run_files.rs reads the ending from output.json then.
+    /// `target` written over in place, not flushed: a copy of what a durable record beside it
+    /// holds (an attempt's ending, which output.json has too). A reader, `kill -9` or a power cut
+    /// may find the old file, an empty or a cut-off one; run_files.rs reads the ending from
+    /// output.json then.
     Copy { target: PathBuf, bytes: Vec<u8> },
     /// `from` moved to `to`, when `from` is there.
     MoveAside { from: PathBuf, to: PathBuf },
@@ -40,7 +41,7 @@ impl RecordWrite {
         let (target, bytes, put): (PathBuf, Vec<u8>, Put) = match self {
             RecordWrite::Replace { target, bytes } => (target, bytes, write_atomically),
             RecordWrite::Claim { target, bytes } => (target, bytes, claim_durably),
-            RecordWrite::Copy { target, bytes } => (target, bytes, write_whole),
+            RecordWrite::Copy { target, bytes } => (target, bytes, write_in_place),
             RecordWrite::ClaimedCopy { target, bytes } => (target, bytes, claim_whole),
             RecordWrite::MoveAside { from, to } => {
                 if !from.exists() {
