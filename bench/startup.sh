@@ -46,7 +46,7 @@ deno="$(find "$tools/deno-$deno_version/node_modules/@deno" -maxdepth 3 -type f 
 # Every tool runs in a scratch cwd (awf writes its records there), with caches kept warm.
 scratch="$(mktemp -d "${TMPDIR:-/tmp}/awf-bench.XXXXXX")"
 trap 'rm -rf "$scratch"' EXIT
-export DENO_DIR="$scratch/deno-cache" DENO_NO_UPDATE_CHECK=1 NO_COLOR=1
+export DENO_DIR="$tools/deno-cache-$deno_version" DENO_NO_UPDATE_CHECK=1 NO_COLOR=1
 cd "$scratch"
 
 awf_cmd=("$awf" run "$hello" -- you)

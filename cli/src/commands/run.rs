@@ -92,9 +92,11 @@ fn start(args: RunArgs, color: ColorChoice) -> Result<i32, Failure> {
         }
         _ => {}
     }
+    // A completed run has nothing to go on with: its records need not be read back.
     if let Some(command) = report
         .run_dir
         .as_deref()
+        .filter(|_| report.ending != Ending::Completed)
         .and_then(awf_runtime::records::status::status_of)
         .and_then(|status| status.continue_command(&cwd))
     {
