@@ -43,7 +43,13 @@ deno="$(find "$tools/deno-$deno_version/node_modules/@deno" -maxdepth 3 -type f 
 [[ -x "$bun" ]] || { echo "startup.sh: no bun binary at $bun" >&2; exit 2; }
 [[ -x "$deno" ]] || { echo "startup.sh: no deno binary under $tools/deno-$deno_version" >&2; exit 2; }
 
-# Every tool runs in a scratch cwd (awf writes its records there), with caches kept warm.
+# Work left dirty by what ran before (a test run, the last run of this script) is flushed first,
+# so that neither tool pays for its writeback. On ext4 without a journal, file creation stays
+# slow for one to five minutes after many files were deleted (the inode allocator steps over
+# recently freed inodes; docs/benchmarks.md): space runs of this script a minute apart.
+sync
+# Every tool runs in a scratch cwd (awf writes its records there), with caches kept warm; deno's
+# cache (sqlite files it rewrites on every run) lives beside the tools, out of that cwd.
 scratch="$(mktemp -d "${TMPDIR:-/tmp}/awf-bench.XXXXXX")"
 trap 'rm -rf "$scratch"' EXIT
 export DENO_DIR="$tools/deno-cache-$deno_version" DENO_NO_UPDATE_CHECK=1 NO_COLOR=1
