@@ -33,9 +33,9 @@ pub fn write_whole(target: &Path, bytes: &[u8]) -> io::Result<()> {
 }
 
 /// Writes `bytes` over the file at `target`, in place (made if missing), not flushed. No inode
-/// is made or freed: on a file system without a journal, ext4 makes every new file skip the
-/// inodes freed in the last seconds, so each replaced file slows the creations after it
-/// (docs/benchmarks.md). A reader, `kill -9` or a power cut may find the file empty or cut off:
+/// is made or freed: on a file system without a journal, ext4 makes every new file step over
+/// the inodes freed in the last one to five minutes, so each replaced file slows the creations
+/// after it (docs/benchmarks.md). A reader, `kill -9` or a power cut may find the file empty or cut off:
 /// only for a copy whose readers then take the durable record it copies (writer.rs `Copy`).
 pub(crate) fn write_in_place(target: &Path, bytes: &[u8]) -> io::Result<()> {
     OpenOptions::new()
