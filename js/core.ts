@@ -49,10 +49,24 @@ export function onRequest(kind: string, handler: RequestHandler): void {
 // forgets in a reset hook, run when that user is done.
 const resetHooks: (() => void)[] = [];
 let keptRequestKinds: ReadonlySet<string> | undefined;
+let keptResetHooks: number | undefined;
 
 /** Registers what a module forgets when its host moves on to its next user. */
 export function onHostReset(reset: () => void): void {
   resetHooks.push(reset);
+}
+
+/**
+ * A built-in module loaded on its first use (`builtin_namespace`), for a module that a workflow
+ * or test may never need. A host's next user loads it afresh: the modules loaded after a reused
+ * host was kept are retired between users (runtime/src/js/engine/module_ledger.rs).
+ */
+export function lazyBuiltin<T>(module: string): () => T {
+  let namespace: T | undefined;
+  onHostReset(() => {
+    namespace = undefined;
+  });
+  return () => (namespace ??= ops.builtin_namespace(module) as unknown as T);
 }
 
 /**
@@ -62,12 +76,15 @@ export function onHostReset(reset: () => void): void {
  */
 export function keepForReuse(objects: readonly object[]): boolean {
   keptRequestKinds = new Set(requestHandlers.keys());
+  keptResetHooks = resetHooks.length;
   return ops.keep_for_reuse(objects);
 }
 
 /** The user is done: every module forgets what it kept for it, and pending work is dropped. */
 export function resetHost(): void {
   for (const reset of resetHooks) reset();
+  // The hooks of modules loaded for this user go with their modules, which are retired now.
+  if (keptResetHooks !== undefined) resetHooks.length = keptResetHooks;
   pending.clear();
   timers.clear();
   for (const kind of requestHandlers.keys()) {

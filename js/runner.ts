@@ -9,7 +9,7 @@
 // the code `stopped`.
 
 import * as ops from "awf:ops";
-import { AwfError } from "./core.ts";
+import { AwfError, lazyBuiltin } from "./core.ts";
 import { isWorkflow, type Workflow } from "./agentswf/workflow.ts";
 import { createContext } from "./workflow/context.ts";
 import type * as Stages from "./workflow/stages.ts";
@@ -17,11 +17,9 @@ import type { StopState } from "./workflow/stages.ts";
 
 let loaded: Workflow<unknown, unknown> | undefined;
 
-/** Whether `error` is what `wf.stop` throws; asked only once it was called, so stages.ts (which
- * a run loads when it first uses a stage or stop) is there. */
-function isStop(error: unknown): error is { reason: string } {
-  return (ops.builtin_namespace("awf:workflow/stages") as unknown as typeof Stages).isStop(error);
-}
+/** stages.ts, which a run loads when it first uses a stage or stop: asked whether an error is
+ * what `wf.stop` throws only once it was called. */
+const stagesModule = lazyBuiltin<typeof Stages>("awf:workflow/stages");
 
 /** `file` is absolute; `shown` is how to name it to the user (relative to the cwd). */
 export async function loadWorkflow({ file, shown }: { file: string; shown: string }): Promise<{ name: string; description: string }> {
@@ -80,7 +78,7 @@ export async function runWorkflow({ run, input }: { run: number; input: unknown 
   try {
     value = await workflow.run(createContext(run, stops), input);
   } catch (error) {
-    if (stops.stopped && isStop(error)) throw new AwfError("stopped", error.reason);
+    if (stops.stopped && stagesModule().isStop(error)) throw new AwfError("stopped", error.reason);
     if (stops.stopped) throw stopCaught(stops.stopped.reason, error);
     throw error;
   }

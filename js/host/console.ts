@@ -4,22 +4,19 @@
 // result, so the host sends every console line to stderr (see runtime/src/js/host/console.rs `print`).
 
 import * as ops from "awf:ops";
-import { onHostReset } from "../core.ts";
+import { lazyBuiltin, onHostReset } from "../core.ts";
 import type * as Inspect from "./inspect.ts";
 
 const counts = new Map<string, number>();
 const timers = new Map<string, number>();
 let groupIndent = "";
 // inspect.ts loads with the first line that is more than plain text: a workflow that prints
-// nothing, or only words, does not pay for it. A host's next user finds it afresh.
-let inspector: typeof Inspect | undefined;
-const inspectModule = (): typeof Inspect =>
-  (inspector ??= ops.builtin_namespace("awf:host/inspect") as unknown as typeof Inspect);
+// nothing, or only words, does not pay for it.
+const inspectModule = lazyBuiltin<typeof Inspect>("awf:host/inspect");
 onHostReset(() => {
   counts.clear();
   timers.clear();
   groupIndent = "";
-  inspector = undefined;
 });
 
 /** Node's `util.format`; words alone are joined by spaces, as it does. */

@@ -2,6 +2,7 @@
 // stages and `stop`, and composition (`parallel`, `race`, `select`).
 
 import * as ops from "awf:ops";
+import { lazyBuiltin } from "../core.ts";
 import type * as Agents from "./agents.ts";
 import type { AgentDirectory } from "./agents.ts";
 import type * as Stages from "./stages.ts";
@@ -15,15 +16,11 @@ import type * as Race from "./race.ts";
 // Agents, messages, stages and composition load when a run first reaches for them: a workflow
 // that only logs and returns does not pay for them. Each is the one module of its name that static
 // imports also find.
-function loadsOnce<T>(module: string): () => T {
-  let namespace: T | undefined;
-  return () => (namespace ??= ops.builtin_namespace(module) as unknown as T);
-}
-const agentsModule = loadsOnce<typeof Agents>("awf:workflow/agents");
-const stagesModule = loadsOnce<typeof Stages>("awf:workflow/stages");
-const messagesModule = loadsOnce<typeof Messages>("awf:workflow/messages");
-const parallelModule = loadsOnce<typeof Parallel>("awf:workflow/parallel");
-const raceModule = loadsOnce<typeof Race>("awf:workflow/race");
+const agentsModule = lazyBuiltin<typeof Agents>("awf:workflow/agents");
+const stagesModule = lazyBuiltin<typeof Stages>("awf:workflow/stages");
+const messagesModule = lazyBuiltin<typeof Messages>("awf:workflow/messages");
+const parallelModule = lazyBuiltin<typeof Parallel>("awf:workflow/parallel");
+const raceModule = lazyBuiltin<typeof Race>("awf:workflow/race");
 
 export interface WorkflowContext {
   readonly runId: string;
