@@ -3,8 +3,8 @@
 //! bytecode with the same rquickjs the runtime links, so that awf neither transpiles nor parses
 //! a built-in when it starts (parsing them was a third of `awf run`'s CPU). Writes
 //! $OUT_DIR/builtins.rs: `COMPILED`, one entry per `js/**/*.ts` file (declaration files aside)
-//! with its bytecode (`$OUT_DIR/bytecode/*.qbc`) and its position pairs; src/js/builtins.rs
-//! serves them. A built-in that does not parse fails the build, at its position.
+//! with its bytecode (`$OUT_DIR/bytecode/*.qbc`) and its sorted position pairs, written as
+//! `p(line, col)` (a `SourcePos`); src/js/builtins.rs serves them. A built-in that does not parse fails the build, at its position.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -81,17 +81,19 @@ fn main() {
             compile(&codes, &name).unwrap_or_else(|e| panic!("js/{path}.ts: QuickJS: {e}"));
         let bytecode_file = bytecode_dir.join(format!("{}.qbc", path.replace('/', "__")));
         std::fs::write(&bytecode_file, bytecode).expect("OUT_DIR is writable");
-        let pairs = module.map.map(|map| map.pairs).unwrap_or_default();
+        // Sorted and without repeats, as the transpiler's `PositionMap` holds them: the runtime
+        // borrows them as they are (`PositionMap::from_sorted`).
+        let map = module.map.unwrap_or_default();
         write!(
             out,
             "    ({path:?}, include_bytes!({:?}), &[",
             bytecode_file.display().to_string()
         )
         .unwrap();
-        for (generated, source) in pairs {
+        for (generated, source) in map.pairs.iter() {
             write!(
                 out,
-                "({},{},{},{}),",
+                "(p({},{}),p({},{})),",
                 generated.line, generated.col, source.line, source.col
             )
             .unwrap();

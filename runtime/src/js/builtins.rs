@@ -3,8 +3,8 @@
 //! `awf:agentswf/workflow` is `js/agentswf/workflow.ts`. Authors reach the public ones by the
 //! names in `PUBLIC_NAMES` (`agentswf`, `typebox`, `bun:test`, ...); the rest are private to
 //! built-ins. They are compiled to QuickJS bytecode at build time (runtime/build.rs, `COMPILED`);
-//! the position map of each is built the first time any host in the process loads it, and kept
-//! for the other hosts (`awf test` starts one host per test file).
+//! the position map of each is written sorted into the binary at build time and borrowed from
+//! there; what a load makes is kept for the other hosts (`awf test` starts one host per file).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -13,8 +13,17 @@ pub use super::builtin_path::resolve_relative;
 use super::source_map::{PositionMap, SourcePos};
 
 /// A built-in as runtime/build.rs compiled it: its path under js/ without `.ts`, its QuickJS
-/// bytecode, and its position pairs (JS line, JS column, TS line, TS column).
-type CompiledModule = (&'static str, &'static [u8], &'static [(u32, u32, u32, u32)]);
+/// bytecode, and its (JS, TS) position pairs, sorted by JS position.
+type CompiledModule = (
+    &'static str,
+    &'static [u8],
+    &'static [(SourcePos, SourcePos)],
+);
+
+/// The generated table's short name for a position.
+const fn p(line: u32, col: u32) -> SourcePos {
+    SourcePos { line, col }
+}
 
 include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
 
@@ -169,15 +178,7 @@ pub fn load(canonical: &str) -> Option<Result<Arc<BuiltinCode>, String>> {
             "built-in module {canonical} was not compiled at build time; rebuild awf"
         )));
     };
-    let map = Arc::new(PositionMap::from_pairs(pairs.iter().map(
-        |&(line, col, ts_line, ts_col)| {
-            let source = SourcePos {
-                line: ts_line,
-                col: ts_col,
-            };
-            (SourcePos { line, col }, source)
-        },
-    )));
+    let map = Arc::new(PositionMap::from_sorted(pairs));
     let built = Arc::new(BuiltinCode {
         bytecode,
         map,
@@ -203,6 +204,17 @@ mod tests {
                 .unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(built.source, *source);
             assert!(!built.bytecode.is_empty(), "{name}");
+        }
+    }
+
+    #[test]
+    fn builtin_maps_are_sorted_without_repeats() {
+        for (path, _, pairs) in COMPILED {
+            let sorted = pairs.windows(2).all(|two| two[0].0 < two[1].0);
+            assert!(
+                sorted,
+                "js/{path}.ts: its position pairs are not strictly sorted"
+            );
         }
     }
 

@@ -15,11 +15,12 @@ pub struct SourcePos {
     pub col: u32,
 }
 
-/// Sorted (generated, source) position pairs of one module.
+/// Sorted (generated, source) position pairs of one module, one per generated position.
 #[derive(Clone, Debug, Default)]
 pub struct PositionMap {
-    /// Read by runtime/build.rs too, which writes the built-ins' maps into the binary.
-    pub pairs: Vec<(SourcePos, SourcePos)>,
+    /// Read by runtime/build.rs too, which writes the built-ins' maps into the binary already
+    /// sorted, so that a built-in's map is borrowed from there rather than built at start.
+    pub pairs: Cow<'static, [(SourcePos, SourcePos)]>,
 }
 
 impl PositionMap {
@@ -27,7 +28,17 @@ impl PositionMap {
         let mut pairs: Vec<_> = pairs.into_iter().collect();
         pairs.sort_by_key(|(generated, _)| *generated);
         pairs.dedup_by_key(|(generated, _)| *generated);
-        PositionMap { pairs }
+        PositionMap {
+            pairs: Cow::Owned(pairs),
+        }
+    }
+
+    /// A map whose pairs are sorted by generated position with none repeated, as `from_pairs`
+    /// leaves them (the built-ins' maps, written so by runtime/build.rs).
+    pub const fn from_sorted(pairs: &'static [(SourcePos, SourcePos)]) -> PositionMap {
+        PositionMap {
+            pairs: Cow::Borrowed(pairs),
+        }
     }
 
     /// The source position of the nearest mapped token at or before `generated` on its line;
