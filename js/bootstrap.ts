@@ -35,7 +35,7 @@ installLazyGlobals({
   defineWorkflow: "awf:agentswf/workflow",
   tool: "awf:agentswf/workflow",
   typed: "awf:agentswf/workflow",
-  Type: "awf:agentswf/workflow",
+  Type: "awf:typebox",
   process: "awf:host/process",
   structuredClone: "awf:host/clone",
   Event: "awf:host/abort",

@@ -1,16 +1,15 @@
-// agentswf (alias agentswf/workflow): what a workflow file is written with.
+// What a workflow file is written with, less `Type` (js/agentswf/index.ts, the public
+// `agentswf`, adds it): the runner and the built-ins import this module, and a workflow that
+// never builds a schema never loads the TypeBox builder.
 //
 // `defineWorkflow` checks a workflow's shape where it is written, so a mistake points at the
 // author's file; `typed` compiles a JSON Schema once (in Rust, jsonschema) and checks values
 // with field-level error lines; `tool` defines a workflow tool (given to agents at open, see
-// the tools page); `Type` is the TypeBox-compatible builder. The four are also globals in
-// workflow and test files (js/bootstrap.ts), so the spec's files run as printed.
+// the tools page). The three are also globals in workflow and test files (js/bootstrap.ts), so
+// the spec's files run as printed.
 
 import * as ops from "awf:ops";
 import { AwfError } from "../core.ts";
-import Type from "../typebox.ts";
-
-export { Type };
 
 export const WORKFLOW_KIND = "awf.workflow/v1";
 const NAME_RULE = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/;
@@ -188,6 +187,6 @@ export function tool<Input = Record<string, never>>(spec: ToolSpec<Input>): Tool
 // The author globals (js/bootstrap.ts makes them load this module on first use): once this
 // module is evaluated, by an import or by that first use, they are its own exports, so an
 // import and a global are always the same function.
-for (const [name, value] of Object.entries({ defineWorkflow, tool, typed, Type })) {
+for (const [name, value] of Object.entries({ defineWorkflow, tool, typed })) {
   Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
 }

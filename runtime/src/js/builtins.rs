@@ -69,6 +69,7 @@ const SOURCES: &[(&str, &str)] = builtins![
     "node/process",
     "node/util",
     "agentswf/session_records",
+    "agentswf/index",
     "agentswf/testing",
     "agentswf/workflow",
     "workflow/agents",
@@ -107,8 +108,8 @@ const SOURCES: &[(&str, &str)] = builtins![
 
 /// Names authors import, and the built-in each one is.
 pub const PUBLIC_NAMES: &[(&str, &str)] = &[
-    ("agentswf", "awf:agentswf/workflow"),
-    ("agentswf/workflow", "awf:agentswf/workflow"),
+    ("agentswf", "awf:agentswf/index"),
+    ("agentswf/workflow", "awf:agentswf/index"),
     ("agentswf/testing", "awf:agentswf/testing"),
     ("typebox", "awf:typebox"),
     // Node's modules, by `node:` name and bare, as Node resolves them.

@@ -1,7 +1,7 @@
 //! Module names to module code: built-ins by their public names, files by path.
 //!
 //! The resolver turns what an `import` wrote into a canonical name: `awf:<path>` for built-ins
-//! (`agentswf` -> `awf:agentswf/workflow`), an absolute path for files (tried as written, then
+//! (`agentswf` -> `awf:agentswf/index`), an absolute path for files (tried as written, then
 //! with `.ts`, `.mts`, `.js`, `.mjs`, `.json`, then as a folder's `index.*`). `awf:ops` resolves
 //! only from a built-in. A name that resolves to nothing throws an error saying where it was
 //! written, as `cannot resolve "x" from wf.ts:3:20`, with a hint when one is likely.
@@ -479,7 +479,7 @@ mod tests {
         );
         assert_eq!(
             resolve_name(cwd, "/tmp/wf.ts", "agentswf").as_deref(),
-            Some("awf:agentswf/workflow")
+            Some("awf:agentswf/index")
         );
         assert_eq!(
             resolve_name(cwd, "/tmp/wf.ts", "awf:agentswf/workflow"),
