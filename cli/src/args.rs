@@ -49,7 +49,11 @@ impl ColorChoice {
     }
 }
 
+/// Each subcommand's arguments are defined only when it is the one invoked (or when help,
+/// completions or the man page need them all): building every subcommand's arguments was a
+/// tenth of `awf run`'s instructions before the engine starts.
 #[derive(Subcommand, Debug)]
+#[command(defer = true)]
 pub enum Command {
     /// Run a workflow file and print its result as JSON on stdout
     Run(RunArgs),
