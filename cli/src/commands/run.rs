@@ -67,9 +67,27 @@ fn start(args: RunArgs, color: ColorChoice) -> Result<i32, Failure> {
     } else {
         Some(sweep::SweepBehind::start())
     };
-    let runtime = super::async_runtime()?;
     let started = Instant::now();
-    let report = runtime.block_on(workflow::run_file(options));
+    // The async runtime (its threads, its I/O driver) is built beside the engine's start, on a
+    // thread of its own: the JS host needs none of it until the workflow is loaded.
+    let (runtime, host) = std::thread::scope(|scope| {
+        let building = std::thread::Builder::new()
+            .name("awf-runtime".into())
+            .spawn_scoped(scope, super::async_runtime);
+        let host = workflow::start_host(&options);
+        let runtime = match building {
+            Ok(building) => building
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(_) => super::async_runtime(),
+        };
+        (runtime, host)
+    });
+    let runtime = runtime?;
+    let report = match host {
+        Ok(host) => runtime.block_on(workflow::run_started(options, host)),
+        Err(report) => report,
+    };
     drop(sweep);
     let board = view.map(|view| view.finish());
     print_report(&report, args.json, &cwd);

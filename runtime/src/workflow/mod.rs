@@ -88,15 +88,25 @@ impl RunReport {
     }
 }
 
-/// Loads and runs a workflow file to its end.
-pub async fn run_file(options: RunOptions) -> RunReport {
+/// A workflow file found and the JS host that will run it started: the first part of a run,
+/// which needs no async runtime, so that `awf run` builds that runtime on another thread
+/// meanwhile. `run_started` does the rest.
+pub struct StartedHost {
+    file: PathBuf,
+    host: JsHost,
+}
+
+/// Finds the workflow file and starts its JS host (the globals installed, nothing of the file
+/// loaded yet).
+#[allow(clippy::result_large_err)] // returned once, on its way to being printed
+pub fn start_host(options: &RunOptions) -> Result<StartedHost, RunReport> {
     let file = match std::fs::canonicalize(&options.file) {
         Ok(f) if f.is_file() => f,
         _ => {
-            return RunReport::invalid(
+            return Err(RunReport::invalid(
                 JsError::message("AwfError", &format!("no workflow file at {}", options.file.display()))
                     .with_hint("pass the path of a .ts or .js file whose default export is defineWorkflow({ ... })"),
-            )
+            ))
         }
     };
     let mut argv = vec!["awf".to_string(), file.display().to_string()];
@@ -106,13 +116,16 @@ pub async fn run_file(options: RunOptions) -> RunReport {
         argv,
         console: ConsoleTarget::Stderr,
     };
-    let mut host = match JsHost::new(config) {
-        Ok(host) => host,
-        Err(e) => return RunReport::invalid(e),
-    };
+    let host = JsHost::new(config).map_err(RunReport::invalid)?;
     if let Some(permissions) = &options.permissions {
         crate::js::set_permissions(host.state(), permissions.clone());
     }
+    Ok(StartedHost { file, host })
+}
+
+/// Loads the workflow into its started host and runs it to its end.
+pub async fn run_started(options: RunOptions, started: StartedHost) -> RunReport {
+    let StartedHost { file, mut host } = started;
     let shown = file
         .strip_prefix(&options.cwd)
         .unwrap_or(&file)
