@@ -17,7 +17,7 @@ set -euo pipefail
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 runs="${1:-10}"
-bin="${AWF_BIN_DIR:-$repo/target/release}"
+bin="${AWF_BIN_DIR:-$("$repo/scripts/bin-dir")}"
 for built in awf wfa fake-model; do
   [[ -x "$bin/$built" ]] || { echo "codex-turn.sh: no $built in $bin; run cargo build --release --workspace" >&2; exit 2; }
 done

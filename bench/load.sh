@@ -13,7 +13,7 @@ set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 agents="${1:-200}"
 calls="${2:-50}"
-awf="${AWF_BIN_DIR:-$repo/target/release}/awf"
+awf="${AWF_BIN_DIR:-$("$repo/scripts/bin-dir")}/awf"
 [[ -x "$awf" ]] || { echo "load.sh: no awf at $awf; run cargo build --release" >&2; exit 2; }
 
 scratch="$(mktemp -d "${TMPDIR:-/tmp}/awf-load.XXXXXX")"

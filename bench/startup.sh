@@ -14,7 +14,7 @@ set -euo pipefail
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 runs="${1:-50}"
-awf="${AWF_BIN_DIR:-$repo/target/release}/awf"
+awf="${AWF_BIN_DIR:-$("$repo/scripts/bin-dir")}/awf"
 tools="$repo/target/bench-tools"
 hello="$repo/examples/hello/hello.ts"
 bun_version=1.4.5

@@ -6,7 +6,7 @@
 # the whole folder, and prints each runner's median wall time and the ratio awf/bun.
 #
 # Usage: bench/test-runner.sh [--files N] [--tests N] [--runs N]
-#   AWF: the awf binary (default target/release/awf, built if missing)
+#   AWF: the awf binary (default "$(scripts/bin-dir)/awf", built if missing)
 #   BUN: the bun binary (default: target/test-tools/bun-1.4.5, installed from npm if missing,
 #        as the conformance test does; or `bun` on PATH)
 set -euo pipefail
@@ -24,7 +24,7 @@ while [ $# -gt 0 ]; do
 done
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-AWF="${AWF:-$ROOT/target/release/awf}"
+AWF="${AWF:-$("$ROOT/scripts/bin-dir")/awf}"
 if [ ! -x "$AWF" ]; then
   (cd "$ROOT" && cargo build --release --bin awf)
 fi

@@ -12,7 +12,7 @@ set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 calls="${1:-500}"
 repeats="${2:-5}"
-awf="${AWF_BIN_DIR:-$repo/target/release}/awf"
+awf="${AWF_BIN_DIR:-$("$repo/scripts/bin-dir")}/awf"
 [[ -x "$awf" ]] || { echo "wfa-roundtrip.sh: no awf at $awf; run cargo build --release" >&2; exit 2; }
 
 scratch="$(mktemp -d "${TMPDIR:-/tmp}/awf-bench.XXXXXX")"

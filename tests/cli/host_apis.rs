@@ -4,7 +4,7 @@
 //! running and the test checks none outlives the run; `compat.mjs` must print the same under awf
 //! and under node.
 //!
-//! Finds `awf` in `$AWF_BIN_DIR` (default: the workspace's `target/release`) and `node` on PATH.
+//! Finds `awf` through util.rs (`$AWF_BIN_DIR`, by default beside the test binary) and `node` on PATH.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -24,19 +24,6 @@ const SLOW_ANSWER: Duration = Duration::from_secs(3);
 
 fn host_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("js/host")
-}
-
-fn awf_path() -> PathBuf {
-    let dir = std::env::var_os("AWF_BIN_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/release"));
-    let awf = dir.join("awf");
-    assert!(
-        awf.is_file(),
-        "{}: no awf binary; build it (cargo build --release) or set AWF_BIN_DIR",
-        awf.display()
-    );
-    awf
 }
 
 struct Ran {
@@ -99,7 +86,7 @@ fn run_workflow(name: &str, words: &[String], envs: &[(&str, &str)]) -> (Value, 
         args.push("--".into());
         args.extend(words.iter().cloned());
     }
-    let ran = run(&awf_path(), &args, envs);
+    let ran = run(&crate::util::awf_bin(), &args, envs);
     assert_eq!(ran.code, 0, "awf run {name} failed:\n{}", ran.stderr);
     let value = serde_json::from_str(&ran.stdout)
         .unwrap_or_else(|e| panic!("{name} printed no JSON ({e}):\n{}", ran.stdout));

@@ -40,18 +40,27 @@ fn target_dir() -> PathBuf {
     }
 }
 
-/// The folder holding `awf` and `wfa`: `$AWF_BIN_DIR`, else the target folder's `release`.
+/// The folder holding `awf` and `wfa`: `$AWF_BIN_DIR`, else the folder this test binary was
+/// built into beside them (`target/<host tuple>/release/deps/` is in `target/<host tuple>/release/`).
 pub fn bin_dir() -> PathBuf {
     std::env::var_os("AWF_BIN_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| target_dir().join("release"))
+        .unwrap_or_else(built_beside)
+}
+
+fn built_beside() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test binary's own path");
+    let deps = exe.parent().expect("the test binary is in a folder");
+    deps.parent()
+        .expect("deps/ is in the profile's folder")
+        .to_path_buf()
 }
 
 fn binary(name: &str) -> PathBuf {
     let path = bin_dir().join(name);
     assert!(
         path.is_file(),
-        "{}: no {name} binary; build it (cargo build --release) or set AWF_BIN_DIR",
+        "{}: no {name} binary; build it (cargo build --release --workspace) or set AWF_BIN_DIR",
         path.display()
     );
     path

@@ -2,7 +2,7 @@
 //! and sends back a canned response. Each test checks the line wfa sent and wfa's stdout, stderr
 //! and exit code.
 //!
-//! Finds `wfa` through util.rs (`$AWF_BIN_DIR`, by default the workspace's `target/release`).
+//! Finds `wfa` through util.rs (`$AWF_BIN_DIR`, by default beside the test binary).
 
 use std::io::{self, Read, Write};
 use std::os::unix::net::UnixListener;
