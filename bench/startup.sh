@@ -3,7 +3,7 @@
 # beside bun and deno running the same file (through bench/driver.ts and bench/shim.ts, which
 # stand in for awf's author globals). Prints, for each, the median wall time (hyperfine, the
 # tools taking turns over 6 rounds) and the median peak resident memory (GNU time's %M), then
-# awf's ratios to bun and deno.
+# awf's ratios to bun and deno, and the share of CPU time a hypervisor stole meanwhile.
 #
 #   bench/startup.sh [runs]        runs: timed runs per tool (default 50)
 #
@@ -72,6 +72,11 @@ done
 rounds=6
 per_round=$(( (runs + rounds - 1) / rounds ))
 quote() { printf '%q ' "$@"; }
+# In a virtual machine the host may take the CPUs away (steal time, /proc/stat's eighth field):
+# every tool slows then, awf's file writes more than the rest. The share stolen while timing is
+# printed with the figures, so that such a run is told from a calm one.
+cpu_ticks() { awk '$1 == "cpu" { print $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9, $9 }' /proc/stat; }
+read -r total_before stolen_before < <(cpu_ticks)
 for round in $(seq "$rounds"); do
   hyperfine --style none --warmup 2 --runs "$per_round" -N \
     --command-name awf "$(quote "${awf_cmd[@]}")" \
@@ -79,6 +84,9 @@ for round in $(seq "$rounds"); do
     --command-name deno "$(quote "${deno_cmd[@]}")" \
     --export-json "$scratch/times-$round.json" >/dev/null 2>&1
 done
+read -r total_after stolen_after < <(cpu_ticks)
+stolen_percent="$(awk -v t=$(( total_after - total_before )) -v s=$(( stolen_after - stolen_before )) \
+  'BEGIN { printf "%.1f", (t > 0 ? 100 * s / t : 0) }')"
 median_ms() {
   node -e '
     const fs = require("fs");
@@ -118,3 +126,5 @@ printf '\nawf / bun:  wall %sx, memory %sx\n' "$(ratio "${ms[awf]}" "${ms[bun]}"
 printf 'awf / deno: wall %sx, memory %sx\n' "$(ratio "${ms[awf]}" "${ms[deno]}")" "$(ratio "${kib[awf]}" "${kib[deno]}")"
 printf '(%s runs each in %s rounds; awf %s, bun %s, deno %s; %s)\n' "$(( per_round * rounds ))" "$rounds" \
   "$("$awf" --version | cut -d' ' -f2)" "$bun_version" "$deno_version" "$(uname -srm)"
+printf 'CPU time stolen by the hypervisor while timing: %s%%%s\n' "$stolen_percent" \
+  "$(awk -v p="$stolen_percent" 'BEGIN { if (p >= 2) printf " (a throttled run: the figures are not comparable)" }')"
