@@ -4,7 +4,8 @@
 //! a built-in when it starts (parsing them was a third of `awf run`'s CPU). Writes
 //! $OUT_DIR/builtins.rs: `COMPILED`, one entry per `js/**/*.ts` file (declaration files aside)
 //! with its bytecode (`$OUT_DIR/bytecode/*.qbc`) and its sorted position pairs, written as
-//! `p(line, col)` (a `SourcePos`); src/js/builtins.rs serves them. A built-in that does not parse fails the build, at its position.
+//! `p(line, col)` (a `SourcePos`); src/js/builtins.rs serves them. A built-in that does not
+//! parse fails the build, at its position.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

@@ -1,5 +1,5 @@
 // typings/agentswf.d.ts — editor typings for the `agentswf` module (alias `agentswf/workflow`)
-// as awf serves it (js/agentswf/workflow.ts), and for the author globals every workflow and test
+// as awf serves it (js/agentswf/index.ts), and for the author globals every workflow and test
 // file sees without an import: `defineWorkflow`, `typed`, `tool` and `Type`.
 //
 // Two parts: what exists today (defineWorkflow, prepare/run, wf.log, typed, tool, Type), and,
