@@ -103,7 +103,7 @@ pub struct CompletionsArgs {
 
 #[derive(Args, Debug)]
 #[command(
-    long_about = "Check the agent CLIs awf drives (codex, claude, gemini, pi, opencode): whether each is installed on PATH, its version against the one awf is tested with, whether it looks able to reach a model (a key, a login or an endpoint; no model is called), and what awf can do with it.\n\nExits 0 when every installed CLI is the tested version and ready, 1 otherwise."
+    long_about = "Check the agent CLIs awf drives (codex, claude, gemini, pi, opencode): whether each is installed on PATH, its version against the one awf is tested with, whether it looks able to reach a model (a key, a login or an endpoint; no model is called), and what awf can do with it. For codex also the model it will ask for (from its config.toml; a warning when a provider of your own has no model) and whether its own sandbox can run a command here (`codex sandbox -- true`).\n\nExits 0 when every installed CLI is the tested version, ready and passes its checks, 1 otherwise."
 )]
 pub struct DoctorArgs {
     /// Print the report as JSON
@@ -246,7 +246,7 @@ pub struct RunArgs {
 
 #[derive(Args, Debug)]
 #[command(
-    after_help = "Finds *.test.ts and *.spec.ts (and .mts, .js, .mjs) under the current directory or the given folders, skipping node_modules, .git, target and .awf; a file given by name runs whatever it is called. Each file runs in its own JS context, files in parallel.\n\nExit codes: 0 all tests passed, 1 a test failed or no test was found, 2 usage error.\n\nExample:\n  awf test examples/ -t \"parses flags\" --timeout 10s"
+    after_help = "Finds *.test.ts and *.spec.ts (and .mts, .js, .mjs) under the current directory or the given folders, skipping node_modules, .git, target and .awf; a file given by name runs whatever it is called. Files run in parallel, one thread per core (--jobs); a thread reuses its JS context from one file to the next and resets it between files (globals, built-ins, module state, timers and mocks put back), so no file sees what another did.\n\nExit codes: 0 all tests passed, 1 a test failed or no test was found, 2 usage error.\n\nExample:\n  awf test examples/ -t \"parses flags\" --timeout 10s"
 )]
 pub struct TestArgs {
     /// Test files, or folders to search [default: the current directory]

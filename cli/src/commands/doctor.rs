@@ -1,5 +1,7 @@
 //! `awf doctor`: each agent CLI awf drives, as found on this machine (harness/survey.rs does the
-//! looking), printed as a short report or as JSON.
+//! looking), printed as a short report or as JSON; it exits 1 when an installed CLI is not the
+//! tested version, cannot reach a model or fails one of its own checks (codex: a custom model
+//! provider with no model, a sandbox that cannot run a command).
 
 use std::io::Write;
 
@@ -23,7 +25,7 @@ pub fn run(args: DoctorArgs) -> i32 {
     let healthy = found
         .iter()
         .filter(|cli| cli.program.is_some())
-        .all(|cli| cli.tested_version() && cli.readiness.ready);
+        .all(|cli| cli.tested_version() && cli.readiness.ready && cli.checks.iter().all(|c| c.ok));
     if healthy {
         0
     } else {
@@ -68,6 +70,13 @@ fn describe(cli: &CliSurvey) -> String {
         "not ready"
     };
     text += &format!("  model access: {ready}: {}\n", cli.readiness.how);
+    for check in &cli.checks {
+        let warning = if check.ok { "" } else { "warning: " };
+        text += &format!("  {}: {warning}{}\n", check.name, check.said);
+        if let Some(hint) = &check.hint {
+            text += &format!("    hint: {hint}\n");
+        }
+    }
     let can = info.capabilities;
     text += &format!(
         "  resume: {}; usage: {}\n  shell commands: {}\n",

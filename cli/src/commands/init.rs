@@ -7,6 +7,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Context};
+use awf_runtime::records::status::shell_word;
 
 use super::typings;
 use crate::args::InitArgs;
@@ -54,7 +55,7 @@ pub fn run(args: InitArgs) -> i32 {
             let cd = if args.dir == Path::new(".") {
                 String::new()
             } else {
-                format!("cd {} && ", args.dir.display())
+                format!("cd {} && ", shell_word(&args.dir.display().to_string()))
             };
             println!("\nnext: {cd}awf run workflow.ts -- \"a topic\"   then   awf test");
             0

@@ -1,6 +1,7 @@
-//! One module per subcommand.
+//! One module per subcommand, and `follow_up`: the commands `awf run` prints for after a run.
 
 pub mod doctor;
+mod follow_up;
 pub mod init;
 pub mod logs;
 pub mod run;

@@ -13,6 +13,7 @@ use awf_runtime::js::{Grant, Permissions, SandboxGrants};
 use awf_runtime::progress::{summary, LiveView, ViewOptions};
 use awf_runtime::workflow::{self, ContinueWhich, Ending, RunOptions};
 
+use super::follow_up::FollowUp;
 use crate::args::{ColorChoice, RunArgs};
 use crate::failure::Failure;
 
@@ -22,6 +23,7 @@ pub fn run(args: RunArgs, color: ColorChoice) -> i32 {
 
 fn start(args: RunArgs, color: ColorChoice) -> Result<i32, Failure> {
     let cwd_given = args.cwd.is_some();
+    let follow_up = FollowUp::new(&args.file, args.cwd.as_deref());
     let cwd = resolve_cwd(args.cwd.clone())?;
     let permissions = sandbox(&args, &cwd);
     let continue_run = args.continue_run.map(|id| match id.as_str() {
@@ -91,34 +93,39 @@ fn start(args: RunArgs, color: ColorChoice) -> Result<i32, Failure> {
     drop(sweep);
     let board = view.map(|view| view.finish());
     print_report(&report, args.json, &cwd);
-    // A run that opened agents ends with its summary (which says where the records are); one
-    // that did not says where they are only when it did not complete.
-    let summary = board.zip(report.run_dir.as_ref()).and_then(|(board, dir)| {
-        summary::summary(
-            &board,
-            report.ending.outcome(),
-            started.elapsed(),
-            dir,
-            &cwd,
-        )
+    // A run that opened agents ends with its summary and where its records are, with the
+    // command that shows them; one that did not says where they are only when it did not
+    // complete.
+    let summary = board.zip(report.run_dir.as_ref()).and_then(|(board, _)| {
+        summary::summary(&board, report.ending.outcome(), started.elapsed(), &cwd)
     });
-    match (summary, &report.run_dir) {
-        (Some(text), _) => eprint!("{text}"),
-        (None, Some(dir)) if report.ending != Ending::Completed => {
-            let shown = dir.strip_prefix(&cwd).unwrap_or(dir);
-            eprintln!("awf: records in {}", shown.display());
+    if let Some(dir) = &report.run_dir {
+        let records = follow_up.records(dir);
+        match summary {
+            Some(text) => {
+                let id = dir
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                eprint!("{text}");
+                eprintln!(
+                    "awf: records in {records}; `{}` shows them",
+                    follow_up.logs(&id)
+                );
+            }
+            None if report.ending != Ending::Completed => eprintln!("awf: records in {records}"),
+            None => {}
         }
-        _ => {}
     }
     // A completed run has nothing to go on with: its records need not be read back.
-    if let Some(command) = report
+    if let Some(status) = report
         .run_dir
         .as_deref()
         .filter(|_| report.ending != Ending::Completed)
         .and_then(awf_runtime::records::status::status_of)
-        .and_then(|status| status.continue_command(&cwd))
+        .filter(|status| status.can_continue())
     {
-        eprintln!("awf: to go on: {command}");
+        eprintln!("awf: to go on: {}", follow_up.continue_run(&status.id));
     }
     // Agent processes and their pumps live on the runtime; do not wait for stragglers.
     runtime.shutdown_background();

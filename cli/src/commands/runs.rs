@@ -86,7 +86,32 @@ fn row(run: &RunStatus, cwd: &std::path::Path) -> [String; 8] {
         run.attempts.to_string(),
         stage,
         started,
-        format_duration(Duration::from_millis(run.duration_ms / 1000 * 1000)),
+        took(run.duration_ms),
         run.continue_command(cwd).unwrap_or_else(|| "-".to_string()),
     ]
+}
+
+/// The TOOK column: milliseconds under a second (a quick run is not `0ms`), else whole seconds,
+/// rounded.
+fn took(ms: u64) -> String {
+    let shown = if ms < 1000 {
+        ms
+    } else {
+        (ms + 500) / 1000 * 1000
+    };
+    format_duration(Duration::from_millis(shown))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn took_shows_milliseconds_under_a_second_and_rounds_seconds() {
+        assert_eq!(took(57), "57ms");
+        assert_eq!(took(0), "0ms");
+        assert_eq!(took(1499), "1s");
+        assert_eq!(took(1500), "2s");
+        assert_eq!(took(63_200), "1m3s");
+    }
 }

@@ -49,6 +49,7 @@ pub static INFO: CliInfo = CliInfo {
     capabilities: &CAPABILITIES,
     open: |config| Arc::new(Claude { config }) as Arc<dyn Harness>,
     readiness,
+    checks: cli::no_checks,
 };
 
 /// An agent run by Claude Code.

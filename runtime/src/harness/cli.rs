@@ -2,7 +2,7 @@
 //! the facts awf keeps about each CLI (`CliInfo`: its program, its npm package, the version the
 //! live tests run), and small readers of their JSON lines.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde_json::{json, Value};
@@ -77,6 +77,8 @@ pub struct CliInfo {
     pub open: fn(CliConfig) -> Arc<dyn Harness>,
     /// Whether the CLI looks able to reach a model (a login or an endpoint), without a call.
     pub readiness: fn() -> Readiness,
+    /// What else `awf doctor` checks, given the installed program.
+    pub checks: fn(&Path) -> Vec<Check>,
 }
 
 impl CliInfo {
@@ -144,6 +146,42 @@ impl Readiness {
             how: how.into(),
         }
     }
+}
+
+/// One more thing `awf doctor` looks at for a CLI, besides its version and model access (codex:
+/// the model it will ask for, its sandbox): what was found, and what to do when it is not right.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Check {
+    /// What is looked at (`model`, `sandbox`).
+    pub name: &'static str,
+    pub ok: bool,
+    pub said: String,
+    pub hint: Option<String>,
+}
+
+impl Check {
+    pub fn ok(name: &'static str, said: String) -> Check {
+        Check {
+            name,
+            ok: true,
+            said,
+            hint: None,
+        }
+    }
+
+    pub fn failed(name: &'static str, said: String, hint: Option<String>) -> Check {
+        Check {
+            name,
+            ok: false,
+            said,
+            hint,
+        }
+    }
+}
+
+/// For a CLI with nothing more to check.
+pub fn no_checks(_: &Path) -> Vec<Check> {
+    Vec::new()
 }
 
 /// The first of `names` set (non-empty) in the environment.

@@ -16,13 +16,18 @@
 //! `command_execution` (shell commands) or an `agent_message`, `turn.completed{usage}` and
 //! `turn.failed{error}`. Usage is the thread's running total (it grows across `exec resume`), so
 //! it is read on the session basis. An `item` of type `error` ("model metadata not found") is a
-//! warning, not a failure.
+//! warning, not a failure. A command that codex's own sandbox could not run (`bwrap: ...`,
+//! codex_sandbox.rs) makes the turn `blocked` with codex's words: no command will run, `wfa`
+//! included, so a check-in would only fail the same way.
 
+use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::cli::{self, count, json_line, text, CliConfig, CliInfo, Readiness};
+use super::cli::{self, count, json_line, text, Check, CliConfig, CliInfo, Readiness};
+use super::codex_config::{self, CodexConfig};
+use super::codex_sandbox;
 use super::{
     BoxFuture, Can, Capabilities, Compacted, Effort, Forked, Harness, HarnessEvent, Launch,
     LaunchError, LineMemory, OpEnd, ProcessHarness, RuntimeError, SessionOp, Settings, Stream,
@@ -47,6 +52,7 @@ pub static INFO: CliInfo = CliInfo {
     capabilities: &CAPABILITIES,
     open: |config| Arc::new(Codex { config }) as Arc<dyn Harness>,
     readiness,
+    checks,
 };
 
 /// An agent run by codex.
@@ -153,14 +159,17 @@ fn read_event(event: &Value) -> Vec<HarnessEvent> {
 
 fn read_item(item: &Value) -> Vec<HarnessEvent> {
     match text(item, "type") {
-        "command_execution" => vec![HarnessEvent::ShellFinished {
-            command: cli::unwrap_shell(text(item, "command")),
-            exit_code: item["exit_code"].as_i64().map(|code| code as i32),
-            output: item["aggregated_output"].as_str().map(str::to_string),
-        }],
+        "command_execution" => read_command(item),
         "agent_message" => vec![HarnessEvent::Message(text(item, "text").to_string())],
-        // A warning codex carries on after ("model metadata not found").
-        "error" => Vec::new(),
+        // A warning codex carries on after ("model metadata not found"), unless its sandbox
+        // cannot start.
+        "error" => match codex_sandbox::refusal(text(item, "message")) {
+            Some(words) => vec![HarnessEvent::Error {
+                message: codex_sandbox::refused(None, words),
+                blocked: true,
+            }],
+            None => Vec::new(),
+        },
         "file_change" => vec![HarnessEvent::ToolUsed {
             tool: "file_change".into(),
             detail: item["changes"]
@@ -186,14 +195,42 @@ fn read_item(item: &Value) -> Vec<HarnessEvent> {
     }
 }
 
+/// A shell command that ended; one its sandbox would not run also says the agent is blocked:
+/// every command it runs, `wfa` included, fails the same way.
+fn read_command(item: &Value) -> Vec<HarnessEvent> {
+    let command = cli::unwrap_shell(text(item, "command"));
+    let exit_code = item["exit_code"].as_i64().map(|code| code as i32);
+    let output = item["aggregated_output"].as_str();
+    let refused = output
+        .filter(|_| exit_code != Some(0))
+        .and_then(codex_sandbox::refusal)
+        .map(|words| HarnessEvent::Error {
+            message: codex_sandbox::refused(Some(&command), words),
+            blocked: true,
+        });
+    let mut events = vec![HarnessEvent::ShellFinished {
+        command,
+        exit_code,
+        output: output.map(str::to_string),
+    }];
+    events.extend(refused);
+    events
+}
+
 fn error(message: &str) -> Vec<HarnessEvent> {
     if message.is_empty() {
         return Vec::new();
     }
     vec![HarnessEvent::Error {
         message: message.to_string(),
-        blocked: cli::says_login_needed(message),
+        blocked: cli::says_login_needed(message) || codex_sandbox::refusal(message).is_some(),
     }]
+}
+
+/// What `awf doctor` checks of codex besides its login: the model it will ask for, and whether
+/// its sandbox can run a command here.
+fn checks(program: &Path) -> Vec<Check> {
+    vec![codex_config::model_check(), codex_sandbox::check(program)]
 }
 
 /// A key in the environment, a ChatGPT login (`auth.json` in CODEX_HOME), or a model provider
@@ -209,10 +246,7 @@ fn readiness() -> Readiness {
         return Readiness::found(format!("a login in {}", home.join("auth.json").display()));
     }
     let config = std::fs::read_to_string(home.join("config.toml")).unwrap_or_default();
-    if config
-        .lines()
-        .any(|l| l.trim_start().starts_with("model_provider"))
-    {
+    if CodexConfig::read(&config).provider.is_some() {
         return Readiness::found(format!(
             "a model provider in {}",
             home.join("config.toml").display()
@@ -315,6 +349,36 @@ mod tests {
                 &mut LineMemory::default()
             ),
             vec![]
+        );
+    }
+
+    #[test]
+    fn a_command_its_sandbox_would_not_run_blocks_the_turn() {
+        let read = |line: &str| {
+            codex(None, None).read_line(Stream::Stdout, line, &mut LineMemory::default())
+        };
+        let refused = read(
+            r#"{"type":"item.completed","item":{"id":"item_1","type":"command_execution","command":"/bin/bash -c \"/tmp/a/wfa tool add --x '1'\"","aggregated_output":"bwrap: execvp codex-linux-sandbox: No such file or directory\n","exit_code":1,"status":"failed"}}"#,
+        );
+        assert!(
+            matches!(&refused[..], [HarnessEvent::ShellFinished { exit_code: Some(1), .. }, HarnessEvent::Error { message, blocked: true }]
+                if message.starts_with("codex's sandbox could not run the agent's command `/tmp/a/wfa tool add --x '1'`: bwrap: execvp codex-linux-sandbox: No such file or directory; hint: ")),
+            "{refused:?}"
+        );
+        // The same words from a command that succeeded are its output, not a refusal.
+        let printed = read(
+            r#"{"type":"item.completed","item":{"id":"item_2","type":"command_execution","command":"cat notes.txt","aggregated_output":"bwrap: a note\n","exit_code":0,"status":"completed"}}"#,
+        );
+        assert!(
+            matches!(&printed[..], [HarnessEvent::ShellFinished { .. }]),
+            "{printed:?}"
+        );
+        let warned = read(
+            r#"{"type":"item.completed","item":{"id":"item_0","type":"error","message":"error running landlock: Sandbox(LandlockRestrict)"}}"#,
+        );
+        assert!(
+            matches!(&warned[..], [HarnessEvent::Error { message, blocked: true }] if message.contains("could not run the agent's commands: error running landlock")),
+            "{warned:?}"
         );
     }
 

@@ -51,6 +51,7 @@ pub static INFO: CliInfo = CliInfo {
     capabilities: &CAPABILITIES,
     open: |config| Arc::new(Gemini { config }) as Arc<dyn Harness>,
     readiness,
+    checks: cli::no_checks,
 };
 
 /// The policy file's name, in the agent's folder beside its launcher.

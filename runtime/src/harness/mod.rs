@@ -17,6 +17,8 @@ pub mod claude;
 mod claude_session;
 pub mod cli;
 pub mod codex;
+pub mod codex_config;
+pub mod codex_sandbox;
 mod codex_session;
 pub mod command;
 pub mod environment;

@@ -41,6 +41,7 @@ pub static INFO: CliInfo = CliInfo {
     capabilities: &CAPABILITIES,
     open: |config| Arc::new(Opencode { config }) as Arc<dyn Harness>,
     readiness,
+    checks: cli::no_checks,
 };
 
 /// The variable opencode reads inline config from.

@@ -42,6 +42,7 @@ pub static INFO: CliInfo = CliInfo {
     capabilities: &CAPABILITIES,
     open: |config| Arc::new(Pi { config }) as Arc<dyn Harness>,
     readiness,
+    checks: cli::no_checks,
 };
 
 /// An agent run by pi.

@@ -1,20 +1,22 @@
 //! What `awf doctor` reports of each agent CLI awf drives, found without a model call: whether
 //! it is installed, its version (against the version awf's live tests run), whether it looks
-//! able to reach a model (a login or an endpoint), and what it can do.
+//! able to reach a model (a login or an endpoint), the CLI's own checks (codex: the model it will
+//! ask for, whether its sandbox runs a command), and what it can do.
 
 use std::io::Read;
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use super::cli::{CliInfo, Readiness};
+use super::cli::{Check, CliInfo, Readiness};
 use super::command::find_on_path;
 use super::registry::CLIS;
 
-/// How long `<cli> --version` may take (a node CLI starts slowly on a cold disk).
-const VERSION_BOUND: Duration = Duration::from_secs(20);
+/// How long `<cli> --version` (or a check such as `codex sandbox -- true`) may take: a node CLI
+/// starts slowly on a cold disk.
+const BOUND: Duration = Duration::from_secs(20);
 
 /// One CLI, as found.
 pub struct CliSurvey {
@@ -23,6 +25,8 @@ pub struct CliSurvey {
     /// The first line `--version` printed, or why there is none.
     pub version: Result<String, String>,
     pub readiness: Readiness,
+    /// The CLI's own further checks (codex: its model, its sandbox); none when not installed.
+    pub checks: Vec<Check>,
 }
 
 impl CliSurvey {
@@ -48,6 +52,12 @@ impl CliSurvey {
             "readiness": self.readiness.how,
             "install": self.info.install_hint(),
             "capabilities": self.info.capabilities.to_json(),
+            "checks": self.checks.iter().map(|check| json!({
+                "name": check.name,
+                "ok": check.ok,
+                "said": check.said,
+                "hint": check.hint,
+            })).collect::<Vec<_>>(),
         })
     }
 }
@@ -67,6 +77,7 @@ pub fn survey() -> Vec<CliSurvey> {
                 program: None,
                 version: Err("awf could not look at it".into()),
                 readiness: Readiness::missing("awf could not look at it"),
+                checks: Vec::new(),
             })
         })
         .collect()
@@ -78,57 +89,84 @@ fn look(info: &'static CliInfo) -> CliSurvey {
         Some(program) => version_of(program),
         None => Err(format!("no `{}` on PATH", info.program)),
     };
+    let checks = program
+        .as_deref()
+        .map(|program| (info.checks)(program))
+        .unwrap_or_default();
     CliSurvey {
         info,
         program,
         version,
         readiness: (info.readiness)(),
+        checks,
     }
 }
 
-/// The first line `<program> --version` prints, within `VERSION_BOUND`.
-fn version_of(program: &std::path::Path) -> Result<String, String> {
-    let mut child = Command::new(program)
-        .arg("--version")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("cannot run {}: {e}", program.display()))?;
-    let started = Instant::now();
-    loop {
-        match child.try_wait() {
-            Ok(Some(_)) => break,
-            Ok(None) if started.elapsed() < VERSION_BOUND => {
-                std::thread::sleep(Duration::from_millis(20))
-            }
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(format!(
-                    "`{} --version` gave no answer in {}s",
-                    program.display(),
-                    VERSION_BOUND.as_secs()
-                ));
-            }
-        }
-    }
+/// The first line `<program> --version` prints, within `BOUND`.
+fn version_of(program: &Path) -> Result<String, String> {
+    let ran = run_bounded(program, &["--version"])?;
     // Most print their version on stdout; pi prints it on stderr.
-    let mut stdout = String::new();
-    let mut stderr = String::new();
-    if let Some(mut out) = child.stdout.take() {
-        let _ = out.read_to_string(&mut stdout);
-    }
-    if let Some(mut err) = child.stderr.take() {
-        let _ = err.read_to_string(&mut stderr);
-    }
-    [stdout, stderr]
+    [ran.stdout, ran.stderr]
         .iter()
         .flat_map(|text| text.lines())
         .map(str::trim)
         .find(|line| !line.is_empty())
         .map(str::to_string)
         .ok_or_else(|| format!("`{} --version` printed nothing", program.display()))
+}
+
+/// What a command `awf doctor` ran printed, and how it ended.
+pub struct Ran {
+    pub status: ExitStatus,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// `<program> <args>` in the current folder and environment, stdin closed, within `BOUND`;
+/// `Err` says why it could not run or did not end.
+pub fn run_bounded(program: &Path, args: &[&str]) -> Result<Ran, String> {
+    let shown = || format!("`{} {}`", program.display(), args.join(" "));
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run {}: {e}", program.display()))?;
+    // Read both pipes as the program writes, so a talkative one never fills a pipe and stalls.
+    let mut stdout = child.stdout.take();
+    let mut stderr = child.stderr.take();
+    let out = std::thread::spawn(move || read_all(stdout.as_mut()));
+    let err = std::thread::spawn(move || read_all(stderr.as_mut()));
+    let started = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if started.elapsed() < BOUND => std::thread::sleep(Duration::from_millis(20)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!(
+                    "{} gave no answer in {}s",
+                    shown(),
+                    BOUND.as_secs()
+                ));
+            }
+        }
+    };
+    Ok(Ran {
+        status,
+        stdout: out.join().unwrap_or_default(),
+        stderr: err.join().unwrap_or_default(),
+    })
+}
+
+fn read_all(pipe: Option<&mut impl Read>) -> String {
+    let mut text = String::new();
+    if let Some(pipe) = pipe {
+        let _ = pipe.read_to_string(&mut text);
+    }
+    text
 }
 
 #[cfg(test)]

@@ -10,13 +10,7 @@ use super::board::Board;
 use crate::duration::format_duration;
 
 /// The summary's lines, or `None` for a run that opened no agent (its ending says enough).
-pub fn summary(
-    board: &Board,
-    outcome: &str,
-    took: Duration,
-    run_dir: &Path,
-    cwd: &Path,
-) -> Option<String> {
+pub fn summary(board: &Board, outcome: &str, took: Duration, cwd: &Path) -> Option<String> {
     if board.agents.is_empty() {
         return None;
     }
@@ -60,15 +54,6 @@ pub fn summary(
             );
         }
     }
-    let shown = run_dir.strip_prefix(cwd).unwrap_or(run_dir);
-    let id = run_dir
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    text += &format!(
-        "awf: records in {}; `awf logs {id}` shows them\n",
-        shown.display()
-    );
     Some(text)
 }
 
@@ -100,7 +85,6 @@ mod tests {
             &board,
             "completed",
             Duration::from_millis(12_300),
-            Path::new("/w/.awf/runs/dead-code/20261201-120102-bwue"),
             Path::new("/w"),
         )
         .unwrap();
@@ -113,7 +97,6 @@ mod tests {
                 &Board::default(),
                 "completed",
                 Duration::ZERO,
-                Path::new("/r"),
                 Path::new("/")
             ),
             None

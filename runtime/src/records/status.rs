@@ -73,7 +73,8 @@ impl RunStatus {
     }
 }
 
-fn shell_word(word: &str) -> String {
+/// `word` as one shell word: as it is when it needs no quoting, else in single quotes.
+pub fn shell_word(word: &str) -> String {
     let plain = !word.is_empty()
         && word
             .chars()

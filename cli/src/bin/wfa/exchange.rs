@@ -29,9 +29,10 @@ impl Unreachable {
         Output::stderr(
             Exit::Unreachable,
             format!(
-                "wfa: cannot reach the workflow run at {}: {}\n\nhint: the run has ended, or this \
-                 launcher is stale: a launcher belongs to one run; use the one named in your \
-                 current prompt\n",
+                "wfa: cannot reach the workflow run at {}: {}\n\nhint: the run this launcher \
+                 belongs to is over: a launcher works only while its run runs. To go on, start a \
+                 new run (`awf run FILE`, or `awf run FILE --continue ID` for one that did not \
+                 complete) and use the launcher named in its prompt\n",
                 socket.display(),
                 self.why
             ),
@@ -158,7 +159,8 @@ mod tests {
         assert_eq!(output.exit, Exit::Unreachable);
         assert!(output.stderr.starts_with(
             "wfa: cannot reach the workflow run at /tmp/awf-1/a1/s.sock: nothing listens on the \
-             socket\n\nhint: the run has ended, or this launcher is stale"
+             socket\n\nhint: the run this launcher belongs to is over: a launcher works only \
+             while its run runs. To go on, start a new run"
         ));
     }
 

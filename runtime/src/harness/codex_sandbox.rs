@@ -1,0 +1,137 @@
+//! codex's own Linux sandbox (bubblewrap, then seccomp and Landlock) as awf meets it: the words
+//! codex reports when its sandbox cannot run a command, which end the turn `blocked` rather than
+//! leave it to look unanswered, the hint awf adds to them, and the check `awf doctor` runs
+//! (codex's own `codex sandbox -- true`, with the sandbox settings awf gives every agent).
+//!
+//! Why it fails (reference/harnesses.md; openai/codex issues 15982, 23468, 46246):
+//! - `bwrap: execvp codex-linux-sandbox: No such file or directory`: codex runs each command as
+//!   `bwrap ... codex-linux-sandbox ...`. With its bundled bwrap it names itself by `--argv0`; a
+//!   system bubblewrap older than 0.9 (Debian 12's 0.8.0) has no `--argv0`, so codex finds the
+//!   helper on PATH, in `$CODEX_HOME/tmp/arg0/`, which it makes as it starts, but never when
+//!   CODEX_HOME is under the temp dir ("Refusing to create helper binaries under temporary dir").
+//! - `bwrap: No permissions to create a new namespace`, `bwrap: loopback: Failed RTM_NEWADDR`,
+//!   `bwrap: Failed to make / slave`: a container without user namespaces or capabilities.
+//! - Landlock or seccomp refused by the kernel.
+
+use std::path::Path;
+
+use super::cli::Check;
+use super::codex::SANDBOX;
+use super::survey::run_bounded;
+
+/// What codex prints (on stderr) when CODEX_HOME is under the temp dir.
+const HOME_UNDER_TEMP: &str = "Refusing to create helper binaries under temporary dir";
+
+/// The line of a command's output that says codex's sandbox could not run it, if one does.
+pub fn refusal(output: &str) -> Option<&str> {
+    output.lines().map(str::trim).find(|line| {
+        line.starts_with("bwrap: ")
+            || line.contains("codex-linux-sandbox")
+            || line.contains("panicked at linux-sandbox/")
+            || line.contains("error running landlock")
+            || line.contains("Landlock was not able to fully enforce")
+            || line.contains("seccomp setup error")
+            || line.contains("seccomp backend error")
+    })
+}
+
+/// The detail of a turn whose command codex's sandbox refused (`None`: codex did not say which):
+/// codex's words, then what to do.
+pub fn refused(command: Option<&str>, words: &str) -> String {
+    let what = match command {
+        Some(command) => format!("the agent's command `{command}`"),
+        None => "the agent's commands".to_string(),
+    };
+    format!(
+        "codex's sandbox could not run {what}: {words}; hint: {}",
+        hint(words, "")
+    )
+}
+
+/// What to do about a sandbox that fails with `words`, codex's `stderr` as it started beside them.
+fn hint(words: &str, stderr: &str) -> String {
+    let general = "codex runs every command of the agent (wfa too) in its own sandbox, which \
+                   does not work here; `awf doctor` runs codex's own check (`codex sandbox -- \
+                   true`)";
+    if stderr.contains(HOME_UNDER_TEMP) || words.contains("codex-linux-sandbox") {
+        format!(
+            "{general}. codex makes its codex-linux-sandbox helper in $CODEX_HOME/tmp/, and never \
+             under the temp dir (/tmp): set CODEX_HOME to a folder outside it"
+        )
+    } else if words.starts_with("bwrap: ") {
+        format!(
+            "{general}. bubblewrap cannot make its namespaces here (a container without user \
+             namespaces): let it (see codex's sandboxing prerequisites), or run awf where it can"
+        )
+    } else {
+        general.to_string()
+    }
+}
+
+/// `awf doctor`'s check: `codex sandbox -- true`, with the settings every agent gets, in the
+/// current folder and environment (so CODEX_HOME and the PATH's bubblewrap are the user's).
+pub fn check(program: &Path) -> Check {
+    let mut args: Vec<&str> = vec!["sandbox"];
+    args.extend(SANDBOX);
+    args.extend(["--", "true"]);
+    match run_bounded(program, &args) {
+        Err(why) => Check::failed("sandbox", why, None),
+        Ok(ran) if ran.status.success() => {
+            Check::ok("sandbox", "works (`codex sandbox -- true` ran)".to_string())
+        }
+        Ok(ran) => {
+            let said = format!("{}\n{}", ran.stdout, ran.stderr);
+            let words = refusal(&said)
+                .or_else(|| said.lines().map(str::trim).rfind(|l| !l.is_empty()))
+                .unwrap_or("it printed nothing")
+                .to_string();
+            let hint = hint(&words, &ran.stderr);
+            Check::failed(
+                "sandbox",
+                format!("refuses commands: `codex sandbox -- true` failed: {words}"),
+                Some(hint),
+            )
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sandbox_refusals_are_told_from_failing_commands() {
+        assert_eq!(
+            refusal("bwrap: execvp codex-linux-sandbox: No such file or directory\n"),
+            Some("bwrap: execvp codex-linux-sandbox: No such file or directory")
+        );
+        assert_eq!(
+            refusal("bwrap: loopback: Failed RTM_NEWADDR: Operation not permitted"),
+            Some("bwrap: loopback: Failed RTM_NEWADDR: Operation not permitted")
+        );
+        assert!(refusal("error running landlock: Sandbox(LandlockRestrict)").is_some());
+        assert!(
+            refusal("thread 'main' panicked at linux-sandbox/src/linux_run_main.rs:1361:5:")
+                .is_some()
+        );
+        assert_eq!(refusal("wfa: add: refused (invalid-input)\n"), None);
+        assert_eq!(refusal("grep: bwrap.c: No such file or directory"), None);
+    }
+
+    #[test]
+    fn the_detail_gives_codexs_words_and_what_to_do() {
+        let detail = refused(
+            Some("/tmp/a/wfa tool add --x '1'"),
+            "bwrap: execvp codex-linux-sandbox: No such file or directory",
+        );
+        assert!(detail.starts_with(
+            "codex's sandbox could not run the agent's command `/tmp/a/wfa tool add --x '1'`: bwrap: execvp codex-linux-sandbox: No such file or directory; hint: "
+        ), "{detail}");
+        assert!(
+            detail.contains("set CODEX_HOME to a folder outside it"),
+            "{detail}"
+        );
+        let namespaces = refused(None, "bwrap: No permissions to create a new namespace");
+        assert!(namespaces.contains("user namespaces"), "{namespaces}");
+    }
+}
