@@ -15,6 +15,10 @@ pub const MAX_TOOL_RESULT_BYTES: usize = 64 * 1024;
 pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long a handler that ignored `call.signal` still gets before its call ends without it.
 pub const TOOL_ABORT_GRACE: Duration = Duration::from_secs(5);
+/// After Ctrl-C or SIGTERM, how long the run's code still runs once every running tool call's
+/// `call.signal` is aborted, so that abort listeners (and what they settle) run before the code
+/// is stopped; a handler that has not answered by then is recorded as ignoring its signal.
+pub const SIGNAL_ABORT_GRACE: Duration = Duration::from_millis(500);
 
 /// A test's (or hook's) time limit under `awf test` when neither it nor `--timeout` sets one, as
 /// in bun.

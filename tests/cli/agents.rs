@@ -604,3 +604,114 @@ fn a_second_ctrl_c_exits_at_once_and_still_kills_the_agents() {
         "the agent {pid} survived the second Ctrl-C"
     );
 }
+
+/// A workflow whose agent's one tool, `wait`, writes `called` and then waits on `call.signal`:
+/// its abort listener writes `aborted`, and settles the call when `settles` is true.
+fn waits_on_its_signal(settles: bool) -> String {
+    let settle = if settles {
+        "reject(call.signal.reason);"
+    } else {
+        ""
+    };
+    format!(
+        r#"import {{ writeFileSync }} from "node:fs";
+export default defineWorkflow({{
+  meta: {{ name: "t", description: "A call that waits on its signal." }},
+  async run(wf) {{
+    const wait = tool({{ description: "Waits.", timeout: false, handler: (_, call) => new Promise((_, reject) => {{
+      call.signal.addEventListener("abort", () => {{ writeFileSync("aborted", ""); {settle} }});
+      writeFileSync("called", "");
+    }}) }});
+    const agent = await wf.agents.open({{ key: "agent", runtime: {{ command: ["./agent.sh"] }}, tools: {{ wait }} }});
+    return (await agent.run({{ prompt: "Wait." }})).outcome;
+  }},
+}});
+"#
+    )
+}
+
+/// Ctrl-C or SIGTERM while a handler waits on `call.signal`: the signal is aborted first and its
+/// listener runs, awf exits within the short grace (not the 5 s a timed-out call gets), and the
+/// call is recorded `cancelled` — stopped by its signal, or, when the handler ignores it, having
+/// ignored it for the grace.
+#[test]
+fn ctrl_c_or_sigterm_in_a_tool_call_aborts_its_signal_first_and_exits_soon() {
+    for (signal, code, settles) in [(libc::SIGINT, 130, true), (libc::SIGTERM, 143, false)] {
+        let project = TempProject::new();
+        project
+            .script(
+                "agent.sh",
+                "#!/bin/sh\ncat > /dev/null\n\"$AWF_WFA\" tool wait\n",
+            )
+            .file("wf.ts", &waits_on_its_signal(settles));
+        let mut child = std::process::Command::new(crate::util::awf_bin())
+            .args(["run", "wf.ts"])
+            .current_dir(project.path())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        wait_for_file(&project.path().join("called"), Duration::from_secs(20));
+        let signalled = std::time::Instant::now();
+        unsafe {
+            libc::kill(child.id() as i32, signal);
+        }
+        let status = child.wait().unwrap();
+        let took = signalled.elapsed();
+        assert_eq!(status.code(), Some(code), "signal {signal}");
+        // 0.5 s of grace, and the agent's group killed; before, 4.5 s or more.
+        assert!(
+            took < Duration::from_secs(3),
+            "signal {signal}: awf took {took:?} to exit"
+        );
+        assert!(
+            project.path().join("aborted").exists(),
+            "signal {signal}: the abort listener never ran"
+        );
+        let settled = &project.events_of("t", "tool-settled")[0];
+        assert_eq!(settled["outcome"], "cancelled", "{settled}");
+        let error = settled["error"].as_str().unwrap();
+        let how = if settles {
+            "wait was still running when the run was cancelled and was stopped (call.signal aborted)"
+        } else {
+            "wait was still running when the run was cancelled and ignored call.signal for 500ms more"
+        };
+        assert!(error.starts_with(how), "{error}");
+        assert_eq!(
+            project.events_of("t", "turn-settled")[0]["outcome"],
+            "cancelled"
+        );
+        let output: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(project.only_run_dir("t").join("output.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(output["outcome"], "cancelled");
+    }
+}
+
+/// An agent that exits while its tool call runs ends its turn: the call's signal is aborted and
+/// the call is recorded `cancelled`, with how the turn ended as the reason, not `timed-out`.
+#[test]
+fn an_agent_that_exits_during_a_tool_call_cancels_it_with_the_turns_end() {
+    let project = TempProject::new();
+    project
+        .script(
+            "agent.sh",
+            "#!/bin/sh\ncat > /dev/null\n\"$AWF_WFA\" tool wait > /dev/null 2>&1 &\nwhile [ ! -e called ]; do sleep 0.02; done\nexit 3\n",
+        )
+        .file("wf.ts", &waits_on_its_signal(true));
+    let ran = project.awf(&["run", "wf.ts"]).run();
+    assert_eq!(ran.assert_success().json()["kind"], "failed");
+    assert!(
+        project.path().join("aborted").exists(),
+        "the abort listener never ran"
+    );
+    let settled = &project.events_of("t", "tool-settled")[0];
+    assert_eq!(settled["outcome"], "cancelled", "{settled}");
+    let error = settled["error"].as_str().unwrap();
+    assert!(
+        error.starts_with("wait was still running when its turn ended (failed: "),
+        "{error}"
+    );
+    assert_has(error, "code 3");
+}

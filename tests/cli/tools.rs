@@ -669,7 +669,7 @@ fn calls_are_recorded_and_awf_logs_shows_them_by_tool_and_agent() {
         vec![
             "agent t1-c1  → add {\"n\":2}".to_string(),
             "agent t1-c1  ← add {\"total\":2} (Nms)".to_string(),
-            "agent  ✗ add refused (invalid-input): the input does not fit the tool's schema [value.n: expected integer ≥ 1; got 0]".to_string(),
+            "agent t1-c2  ✗ add refused (invalid-input): the input does not fit the tool's schema [value.n: expected integer ≥ 1; got 0]".to_string(),
         ]
     );
     let raw = project.awf(&["logs", "--json", "--agent", "agent"]).run();
@@ -693,4 +693,108 @@ fn without_millis(line: &str) -> String {
         }
         _ => line.to_string(),
     }
+}
+
+/// Refusals carry the turn they were made in and a call id of their own, so `awf logs --turn`
+/// finds them; a second `wfa result` is refused and recorded; asking for help (`wfa tool
+/// --help`, `wfa tool <name> --help`, `wfa result <turn> --help`) is neither a call nor an
+/// answer: nothing is refused or recorded.
+#[test]
+fn refusals_carry_their_turn_and_call_and_help_is_never_a_refused_answer() {
+    let project = TempProject::new();
+    let mut script = agent_calling(&[
+        ("unknown", "\"$w\" tool nope"),
+        ("bad", "\"$w\" tool add --n 0"),
+        ("help", "\"$w\" tool --help"),
+        ("tool help", "\"$w\" tool add --help"),
+        ("unknown help", "\"$w\" tool nope --help"),
+        ("turn help", "\"$w\" result \"$AWF_TURN\" --help"),
+        ("good", "\"$w\" tool add --n 2"),
+    ]);
+    script.push_str("\"$w\" result \"$AWF_TURN\" <<'WF_JSON' 2> second.err\nagain\nWF_JSON\necho \"exit=$?\" >> second.err\n");
+    project.script("agent.sh", &script).file(
+        "wf.ts",
+        &with_tools(r#"add: tool({ description: "Add.", input: typed(Type.Object({ n: Type.Integer({ minimum: 1 }) })), handler: ({ n }) => ({ total: n }) }),"#),
+    );
+    let ran = project.awf(&["run", "wf.ts"]).run();
+    assert_eq!(ran.assert_success().json()["outcome"], "answered");
+    let turn = project.events_of("t", "turn-started")[0]["turn"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let calls = calls(&project);
+    for name in ["help", "tool help", "turn help"] {
+        assert_eq!(calls[name].exit, "0", "{name}: {}", calls[name].stderr);
+    }
+    assert_has(&calls["help"].stdout, "usage: wfa tool");
+    assert_has(
+        &calls["tool help"].stdout,
+        "wfa tool add --n <integer, at least 1>",
+    );
+    assert_has(&calls["turn help"].stdout, "When your answer is ready");
+    assert_has(
+        &calls["turn help"].stdout,
+        &format!("wfa result {turn} <<'WF_JSON'"),
+    );
+    assert_eq!(calls["unknown help"].exit, "2");
+    assert_has(&calls["unknown help"].stderr, "refused (unknown-tool)");
+    // The two refused calls, and nothing for the help asked: each with its turn and own id.
+    let refused: Vec<(String, String, String)> = project
+        .events_of("t", "tool-refused")
+        .iter()
+        .map(|e| {
+            let text = |name: &str| e[name].as_str().unwrap_or("").to_string();
+            (text("turn"), text("call"), text("code"))
+        })
+        .collect();
+    assert_eq!(
+        refused,
+        vec![
+            (
+                turn.clone(),
+                format!("{turn}-c1"),
+                "unknown-tool".to_string()
+            ),
+            (
+                turn.clone(),
+                format!("{turn}-c2"),
+                "invalid-input".to_string()
+            ),
+        ]
+    );
+    assert_eq!(
+        project.events_of("t", "tool-called")[0]["call"],
+        format!("{turn}-c3")
+    );
+    // One accepted answer and one refused: the second; `result --help` is no answer.
+    let second = project.read("second.err");
+    assert_has(&second, "refused (closed-turn): turn");
+    assert!(second.ends_with("exit=2\n"), "{second}");
+    let answers: Vec<(bool, String)> = project
+        .events_of("t", "answer-submitted")
+        .iter()
+        .map(|e| {
+            (
+                e["accepted"] == true,
+                e["code"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        answers,
+        vec![(true, String::new()), (false, "closed-turn".to_string())]
+    );
+    // `awf logs --turn` finds the refusals with the rest of the turn.
+    let logs = project.awf(&["logs", "--turn", &turn]).run();
+    let lines = crate::util::stable_ids(&logs.assert_success().stdout);
+    assert_has(
+        &lines,
+        "agent t1-c1  ✗ nope refused (unknown-tool): you have no tool \"nope\"",
+    );
+    assert_has(&lines, "agent t1-c2  ✗ add refused (invalid-input)");
+    assert_has(&lines, "agent t1-c3  → add {\"n\":2}");
+    assert_has(
+        &lines,
+        "agent t1  answer refused (closed-turn): turn t1 is already answered",
+    );
 }

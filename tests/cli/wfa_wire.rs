@@ -484,3 +484,29 @@ fn help_lists_usage_exit_codes_and_codes() {
         assert!(ran.stdout.contains(needle), "{needle}: {}", ran.stdout);
     }
 }
+
+/// `wfa result <turn> --help` asks the run how to answer that turn, and sends no answer the run
+/// could judge or record; `wfa result --help` and `wfa tool --help` print wfa's help without
+/// reaching the run.
+#[test]
+fn result_turn_help_asks_how_to_answer_and_sends_no_answer() {
+    let fake = FakeRun::new();
+    let taught = "When your answer is ready, send it with this command:\n";
+    let (request, ran) = fake.exchange(&["result", "t3", "--help"], Input::Null, &ok(taught));
+    assert_eq!(
+        serde_json::from_str::<Value>(&request).unwrap(),
+        json!({"version": 1, "command": "result-help", "turn": "t3"})
+    );
+    assert_eq!(
+        (ran.code, ran.stdout.as_str(), ran.stderr.as_str()),
+        (0, taught, "")
+    );
+    let fake = FakeRun::new();
+    for args in [["result", "--help"], ["tool", "--help"], ["result", "-h"]] {
+        let ran = fake.wfa(&args, Input::Null);
+        assert_eq!(ran.code, 0, "{args:?}: {}", ran.stderr);
+        assert_has(&ran.stdout, "usage: wfa tool");
+        assert_has(&ran.stdout, "wfa result <turn> --help");
+        assert!(!fake.was_called(), "{args:?}");
+    }
+}

@@ -44,9 +44,10 @@ impl ChannelHandler for AgentChannel {
                 return refused(Code::ClosedTurn, "this agent is closed", vec![], None);
             };
             match request {
-                Request::Result { turn, args, stdin } => agent
-                    .refuse_while_calling()
-                    .unwrap_or_else(|| agent.submit_answer(&turn, &args, stdin.as_deref())),
+                Request::Result { turn, args, stdin } => {
+                    agent.submit_answer(&turn, &args, stdin.as_deref())
+                }
+                Request::ResultHelp { turn } => agent.answer_help(&turn),
                 Request::Waiting {
                     turn,
                     reason,

@@ -24,6 +24,7 @@ use crate::harness::attempt::until_cancelled;
 use crate::harness::{Attempt, AttemptEnd};
 use crate::messages::Body;
 use crate::records::{time, Event};
+use crate::tools::calls::TurnEnding;
 
 /// A message turn as asked, with its deadline and its place in the agent's queue.
 pub struct MessageTurnRequest {
@@ -152,7 +153,14 @@ async fn run_in_span(agent: Arc<Agent>, mut request: MessageTurnRequest) -> Mess
             MessageOutcome::Not(Outcome::Cancelled("the run was cancelled".into()))
         }
     };
-    agent.close_turn(&request.id);
+    let ending = match &outcome {
+        MessageOutcome::Ended => TurnEnding {
+            timed_out: false,
+            how: "ended".into(),
+        },
+        MessageOutcome::Not(outcome) => outcome.ending(),
+    };
+    agent.close_turn(&request.id, ending);
     agent.abort_running_call().await;
     agent.add_usage(&report.usage);
     let usage = (!report.usage.is_empty()).then_some(report.usage);

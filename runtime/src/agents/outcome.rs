@@ -2,6 +2,8 @@
 
 use serde_json::{json, Value};
 
+use crate::tools::calls::TurnEnding;
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Outcome {
     Answered(Value),
@@ -35,6 +37,17 @@ impl Outcome {
             | Outcome::TimedOut(d)
             | Outcome::Failed(d)
             | Outcome::Cancelled(d) => Some(d),
+        }
+    }
+
+    /// How the turn ended, for a tool call it cut off: `failed: <detail>`.
+    pub fn ending(&self) -> TurnEnding {
+        TurnEnding {
+            timed_out: matches!(self, Outcome::TimedOut(_)),
+            how: match self.detail() {
+                Some(detail) => format!("{}: {detail}", self.kind()),
+                None => self.kind().to_string(),
+            },
         }
     }
 

@@ -44,6 +44,8 @@ pub struct RunLink {
     pub resume: HashMap<String, PriorSession>,
     /// The messages agents sent and the workflow has not received yet.
     pub messages: crate::messages::Ledger,
+    /// Operations (turns, tool calls) started and not yet settled, across the run's agents.
+    pub in_flight: InFlightCount,
 }
 
 /// What awf could not set up for an agent.
@@ -62,8 +64,24 @@ pub struct Agents {
     control: OnceLock<Result<(ControlDir, Arc<Supervision>), OpenError>>,
     by_key: Mutex<HashMap<String, Arc<Agent>>>,
     next_turn: AtomicU64,
-    /// Operations started and not yet settled, across the run's agents.
-    in_flight: Arc<watch::Sender<usize>>,
+}
+
+/// How many operations of a run are in flight; the run's end waits for none.
+#[derive(Clone)]
+pub struct InFlightCount(Arc<watch::Sender<usize>>);
+
+impl Default for InFlightCount {
+    fn default() -> InFlightCount {
+        InFlightCount(Arc::new(watch::Sender::new(0)))
+    }
+}
+
+impl InFlightCount {
+    /// Marks an operation in flight until the returned guard drops.
+    pub fn enter(&self) -> InFlight {
+        self.0.send_modify(|n| *n += 1);
+        InFlight(self.0.clone())
+    }
 }
 
 /// Counts one operation as in flight until dropped.
@@ -82,20 +100,19 @@ impl Agents {
             control: OnceLock::new(),
             by_key: Mutex::default(),
             next_turn: AtomicU64::new(1),
-            in_flight: Arc::new(watch::Sender::new(0)),
         }
     }
 
     /// Marks an operation in flight until the returned guard drops.
     pub fn in_flight(&self) -> InFlight {
-        self.in_flight.send_modify(|n| *n += 1);
-        InFlight(self.in_flight.clone())
+        self.link.in_flight.enter()
     }
 
     /// Resolves once no operation is in flight (bounded: a turn being stopped kills its
-    /// process group within the kill grace).
+    /// process group within the kill grace, and a tool call of a cancelled run ends within
+    /// `SIGNAL_ABORT_GRACE`).
     pub async fn settled(&self) {
-        let mut in_flight = self.in_flight.subscribe();
+        let mut in_flight = self.link.in_flight.0.subscribe();
         let bound = crate::limits::KILL_GRACE * 3;
         let _ = tokio::time::timeout(bound, in_flight.wait_for(|n| *n == 0)).await;
     }

@@ -146,7 +146,7 @@ async fn run_in_span(agent: Arc<Agent>, mut request: TurnRequest) -> Outcome {
                 continue;
             }
             AttemptEnd::ExitedSilent => Outcome::Unanswered(
-                "the agent ended its turn without an accepted answer, and again after a check-in"
+                "the agent's process exited with code 0 without an accepted answer, and again after a check-in"
                     .into(),
             ),
             AttemptEnd::Failed(detail) => Outcome::Failed(detail),
@@ -163,7 +163,7 @@ async fn run_in_span(agent: Arc<Agent>, mut request: TurnRequest) -> Outcome {
     drop(native);
     let outcome = outcome.expect("the loop settles on its last attempt");
     agent.cancels.done(&request.id);
-    agent.close_turn(&request.id);
+    agent.close_turn(&request.id, outcome.ending());
     agent.abort_running_call().await;
     agent.add_usage(&usage);
     settle(&agent, &request.id, &outcome, started, outputs, usage);

@@ -58,6 +58,12 @@ pub enum Event {
         accepted: bool,
         #[serde(skip_serializing_if = "Option::is_none")]
         value: Option<serde_json::Value>,
+        /// A refused answer's code: `invalid-result`, `closed-turn` (a second answer, or one
+        /// after the turn ended), `busy` (while a tool call runs).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        code: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
         #[serde(skip_serializing_if = "Vec::is_empty")]
         problems: Vec<String>,
     },
@@ -164,10 +170,15 @@ pub enum Event {
         tool: String,
         call: String,
     },
-    /// A call refused before its handler ran.
+    /// A call refused before its handler ran; made while a turn was open, it carries that turn
+    /// and a call id of its own.
     #[serde(rename_all = "camelCase")]
     ToolRefused {
         agent: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        turn: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        call: Option<String>,
         tool: String,
         code: String,
         message: String,

@@ -6,7 +6,7 @@
 //! `ToolCalls` under the same lock as its turn, so "is a turn open" and "is a call running"
 //! are decided together (an answer is refused while a call runs, and the other way round).
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use serde_json::Value;
@@ -36,8 +36,53 @@ struct RunningCall {
 pub struct TurnWindow {
     pub id: String,
     pub deadline: Instant,
-    /// Notified when the turn ends.
-    pub over: Arc<Notify>,
+    /// Says when and how the turn ends.
+    pub over: Arc<TurnEnd>,
+}
+
+/// The end of a turn, as the calls running in it see it: when, and how the turn ended, so that
+/// a call cut off by an agent that exited is recorded `cancelled` with that reason, and one cut
+/// off by the turn's deadline `timed-out`.
+#[derive(Default)]
+pub struct TurnEnd {
+    notify: Notify,
+    how: Mutex<Option<TurnEnding>>,
+}
+
+/// How a turn ended, for the call it cut off.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TurnEnding {
+    /// Its deadline passed.
+    pub timed_out: bool,
+    /// Its outcome in words: `failed: the agent's process exited with code 3`.
+    pub how: String,
+}
+
+impl TurnEnd {
+    /// The turn ended so: wakes the calls waiting in it.
+    pub fn end(&self, ending: TurnEnding) {
+        *self.how.lock().unwrap_or_else(|p| p.into_inner()) = Some(ending);
+        self.notify.notify_waiters();
+    }
+
+    /// Resolves when the turn ends, with how; at once if it has.
+    pub async fn ended(&self) -> TurnEnding {
+        loop {
+            let notified = self.notify.notified();
+            if let Some(ending) = self.how.lock().unwrap_or_else(|p| p.into_inner()).clone() {
+                return ending;
+            }
+            notified.await;
+        }
+    }
+}
+
+/// Where a refused call was made: the agent's open turn, if any, and the call id the refusal is
+/// recorded under (`None` without a turn).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RefusedCall {
+    pub turn: Option<String>,
+    pub call: Option<String>,
 }
 
 /// What `ToolCalls::begin` decided.
@@ -55,8 +100,8 @@ pub struct CallSlot {
     pub tool: String,
     pub turn: String,
     pub turn_deadline: Instant,
-    /// Notified when the turn ends while the call runs.
-    pub turn_over: Arc<Notify>,
+    /// Says when and how the turn ends while the call runs.
+    pub turn_over: Arc<TurnEnd>,
     finish: watch::Sender<Option<Response>>,
 }
 
@@ -112,6 +157,20 @@ impl ToolCalls {
         })
     }
 
+    /// Numbers a call refused while `turn` is open (answered or not): it is recorded under a
+    /// call id of its own, from the same count as the calls that run, so `awf logs --turn`
+    /// finds it in its turn. A call refused outside any turn takes no id.
+    pub fn refused(&mut self, turn: Option<String>) -> RefusedCall {
+        let Some(turn) = turn else {
+            return RefusedCall::default();
+        };
+        self.made += 1;
+        RefusedCall {
+            call: Some(format!("{turn}-c{}", self.made)),
+            turn: Some(turn),
+        }
+    }
+
     /// Ends the call `slot` started: the agent may call again. (Its answer goes out through
     /// `CallSlot::finish`, once the agent's lock is released.)
     pub fn end(&mut self, slot: &CallSlot) {
@@ -140,8 +199,25 @@ mod tests {
         Ok(TurnWindow {
             id: "t1".into(),
             deadline: Instant::now(),
-            over: Arc::new(Notify::new()),
+            over: Arc::default(),
         })
+    }
+
+    #[tokio::test]
+    async fn a_call_hears_how_its_turn_ended_even_when_it_ended_before_the_call_waited() {
+        let end = TurnEnd::default();
+        let ending = TurnEnding {
+            timed_out: false,
+            how: "failed: the agent's process exited with code 3".into(),
+        };
+        let waiting = end.ended();
+        end.end(ending.clone());
+        assert_eq!(waiting.await, ending);
+        assert_eq!(
+            end.ended().await,
+            ending,
+            "a call that waits later hears it too"
+        );
     }
 
     #[test]
@@ -174,6 +250,26 @@ mod tests {
             panic!("a call after the first ended runs");
         };
         assert_eq!(next.id, "t1-c2");
+    }
+
+    #[test]
+    fn a_refused_call_in_a_turn_takes_the_next_id_and_one_outside_takes_none() {
+        let mut calls = ToolCalls::default();
+        assert_eq!(calls.refused(None), RefusedCall::default());
+        assert_eq!(
+            calls.refused(Some("t1".into())),
+            RefusedCall {
+                turn: Some("t1".into()),
+                call: Some("t1-c1".into()),
+            }
+        );
+        let CallStart::Run(slot) = calls.begin("add", &json!({}), window()) else {
+            panic!("a call in a turn runs");
+        };
+        assert_eq!(
+            slot.id, "t1-c2",
+            "ids are unique across refused and run calls"
+        );
     }
 
     #[test]

@@ -6,16 +6,21 @@
 //! agents call again. Then the handler runs in JS (js/workflow/tools.ts) within its budget
 //! (30 s, its own `timeout`, or only the turn's deadline), always bounded by the turn: at the
 //! budget's end or the turn's, `call.signal` aborts, and a handler that ignores it gets
-//! `TOOL_ABORT_GRACE` more before the call ends without it, reported as `may-have-run`.
+//! `TOOL_ABORT_GRACE` more before the call ends without it, reported as `may-have-run`. A call
+//! whose turn ends for another reason than its deadline (the agent exited, the workflow
+//! cancelled the turn) or whose run is cancelled (Ctrl-C, SIGTERM) is `cancelled`, with what
+//! ended it; on a signal its listeners get `SIGNAL_ABORT_GRACE`. A refusal made in a turn is
+//! recorded with that turn and a call id of its own.
 
+use std::future::Future;
 use std::path::Path;
-use std::pin::pin;
-use std::time::Instant;
+use std::pin::{pin, Pin};
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use tokio::sync::watch;
 
-use super::calls::{CallSlot, CallStart};
+use super::calls::{CallSlot, CallStart, RefusedCall, TurnEnding};
 use super::{input, CallBudget, ToolSet};
 use crate::channel::refusal::{self, Code};
 use crate::channel::wire::Response;
@@ -25,7 +30,7 @@ use crate::harness::registry;
 use crate::js::{JsFailure, JsRequester};
 use crate::limits::{
     DEFAULT_TOOL_TIMEOUT, MAX_PAYLOAD_BYTES, MAX_TOOLS_PER_AGENT, MAX_TOOL_RESULT_BYTES,
-    TOOL_ABORT_GRACE,
+    SIGNAL_ABORT_GRACE, TOOL_ABORT_GRACE,
 };
 use crate::records::Event;
 use crate::schema::teach;
@@ -39,6 +44,8 @@ pub trait Caller: Send + Sync {
     fn begin_call(&self, tool: &str, input: &Value) -> CallStart;
     /// Ends a call: joiners get `response`, and the agent may call again.
     fn end_call(&self, slot: &CallSlot, response: Response);
+    /// The turn a refused call was made in and the call id it is recorded under.
+    fn refused_call(&self) -> RefusedCall;
     fn record(&self, event: &Event);
     /// The run's id and its JS, where handlers run.
     fn run_id(&self) -> &str;
@@ -71,7 +78,14 @@ async fn call_in_span(
     stdin: Option<String>,
 ) -> Response {
     let Some(tool) = agent.tools().get(&name).cloned() else {
-        return unknown_tool(agent, &name);
+        return refuse(
+            agent,
+            &name,
+            Code::UnknownTool,
+            unknown_tool(agent, &name),
+            vec![],
+            Some(UNKNOWN_TOOL_HINT),
+        );
     };
     let input =
         match input::read(&name, tool.input.as_ref(), &args, stdin.as_deref()) {
@@ -160,15 +174,17 @@ async fn run_call(
     // call; an answer counts before the budget.
     let stopped = tokio::select! {
         biased;
-        _ = slot.turn_over.notified() => Stopped::TurnOver,
+        ending = slot.turn_over.ended() => Stopped::TurnOver(ending),
         _ = until_cancelled(&mut cancelled) => Stopped::Cancelled,
         answer = &mut reply => Stopped::Answer(answer),
         _ = tokio::time::sleep_until(ends_at.into()) => Stopped::TimeUp,
     };
-    // A turn that ended because the workflow cancelled it cancels its call too.
+    // A turn ended by the run's cancellation, or by the workflow cancelling it, cancels its
+    // call too.
     let cancelled_turn = turn_cancel.as_ref().and_then(|w| w.borrow().clone());
     let stopped = match (stopped, cancelled_turn) {
-        (Stopped::TurnOver, Some(reason)) => Stopped::TurnCancelled(reason),
+        (Stopped::TurnOver(_), _) if *cancelled.borrow() => Stopped::Cancelled,
+        (Stopped::TurnOver(_), Some(reason)) => Stopped::TurnCancelled(reason),
         (stopped, _) => stopped,
     };
     let took = match &stopped {
@@ -177,66 +193,78 @@ async fn run_call(
             format!("{} was still running when its turn was {reason}", slot.tool)
         }
         Stopped::TimeUp => format!("{} took longer than {budget_text}", slot.tool),
-        Stopped::TurnOver => format!("{} was still running when its turn ended", slot.tool),
+        Stopped::TurnOver(ending) if ending.timed_out => {
+            format!("{} was still running when its turn ended", slot.tool)
+        }
+        Stopped::TurnOver(ending) => format!(
+            "{} was still running when its turn ended ({})",
+            slot.tool, ending.how
+        ),
         Stopped::Cancelled => format!("{} was still running when the run was cancelled", slot.tool),
+    };
+    let abort = Abort {
+        js: &js,
+        run: agent.run_id(),
+        call: &slot.id,
     };
     let settled = match stopped {
         Stopped::Answer(answer) => answered(&slot.tool, answer),
-        Stopped::Cancelled | Stopped::TurnCancelled(_) => {
-            js.stop_call(&slot.id);
-            let _ = js
-                .request(
-                    "tool.abort",
-                    json!({ "run": agent.run_id(), "call": slot.id }),
-                )
+        Stopped::Cancelled => {
+            // Ctrl-C or SIGTERM: the signal's listeners, and the handler's code after them, run
+            // for the run's short grace (workflow/mod.rs `drive`); nothing is stopped before.
+            let answered = abort
+                .and_wait(&mut reply, SIGNAL_ABORT_GRACE, &mut cancelled)
                 .await;
-            let message = match tokio::time::timeout(TOOL_ABORT_GRACE, &mut reply).await {
-                Ok(_) => format!("{took} and was stopped (call.signal aborted)"),
-                Err(_) => format!(
-                    "{took} and ignored call.signal for {} more: it may have run, or may still finish",
-                    format_duration(TOOL_ABORT_GRACE)
-                ),
-            };
-            js.call_was_stopped(&slot.id);
-            Settled::failure(Code::Cancelled, message, None)
+            Settled::failure(
+                Code::Cancelled,
+                stopped_or_ignored(&took, answered, SIGNAL_ABORT_GRACE),
+                None,
+            )
         }
-        Stopped::TimeUp | Stopped::TurnOver => {
+        Stopped::TurnCancelled(_)
+        | Stopped::TurnOver(TurnEnding {
+            timed_out: false, ..
+        }) => {
+            // The workflow cancelled the turn, or the agent ended it (it exited, or failed):
+            // nothing timed out, so the call is cancelled, with what ended its turn.
+            js.stop_call(&slot.id);
+            let answered = abort
+                .and_wait(&mut reply, TOOL_ABORT_GRACE, &mut cancelled)
+                .await;
+            js.call_was_stopped(&slot.id);
+            Settled::failure(
+                Code::Cancelled,
+                stopped_or_ignored(&took, answered, TOOL_ABORT_GRACE),
+                None,
+            )
+        }
+        Stopped::TimeUp | Stopped::TurnOver(_) => {
             // Stop the handler's code if it holds the JS thread, abort its signal, then give it
             // the grace.
             js.stop_call(&slot.id);
-            let _ = js
-                .request(
-                    "tool.abort",
-                    json!({ "run": agent.run_id(), "call": slot.id }),
-                )
+            let answered = abort
+                .and_wait(&mut reply, TOOL_ABORT_GRACE, &mut cancelled)
                 .await;
-            let settled = tokio::time::timeout(TOOL_ABORT_GRACE, &mut reply).await;
             if js.call_was_stopped(&slot.id) {
                 Settled::failure(
                     Code::TimedOut,
                     format!("{took}: its handler was running code that never yielded, and was stopped there"),
                     Some("a handler must not block: await its slow work, and check call.signal in long loops"),
                 )
-            } else {
-                match settled {
-                Ok(_) => Settled::failure(
+            } else if answered {
+                Settled::failure(
                     Code::TimedOut,
-                    format!("{took} and was stopped (call.signal aborted)"),
+                    stopped_or_ignored(&took, true, TOOL_ABORT_GRACE),
                     Some("call again only if the work is still needed; a slow tool may need a narrower input"),
-                ),
-                Err(_) => {
-                    let message = format!(
-                        "{took} and ignored call.signal for {} more: it may have run, or may still finish",
-                        format_duration(TOOL_ABORT_GRACE)
-                    );
-                    tracing::warn!("agent \"{}\": tool {message}", agent.key());
-                    Settled::failure(
-                        Code::MayHaveRun,
-                        message,
-                        Some("check whether its work was done before calling it again"),
-                    )
-                }
-            }
+                )
+            } else {
+                let message = stopped_or_ignored(&took, false, TOOL_ABORT_GRACE);
+                tracing::warn!("agent \"{}\": tool {message}", agent.key());
+                Settled::failure(
+                    Code::MayHaveRun,
+                    message,
+                    Some("check whether its work was done before calling it again"),
+                )
             }
         }
     };
@@ -258,11 +286,62 @@ async fn run_call(
 enum Stopped {
     Answer(Result<Option<Value>, JsFailure>),
     TimeUp,
-    TurnOver,
-    /// The run was cancelled: the call is recorded `cancelled`, not `timed-out`.
+    /// The call's turn ended, so: by its deadline (the call timed out), or otherwise (the agent
+    /// exited or failed: the call is cancelled).
+    TurnOver(TurnEnding),
+    /// The run was cancelled (Ctrl-C, SIGTERM): the call is recorded `cancelled`, not
+    /// `timed-out`.
     Cancelled,
     /// The workflow cancelled the call's turn (`wf.race`, ...), for this reason.
     TurnCancelled(String),
+}
+
+/// Aborting one running call's `call.signal`.
+struct Abort<'a> {
+    js: &'a JsRequester,
+    run: &'a str,
+    call: &'a str,
+}
+
+impl Abort<'_> {
+    /// Aborts the call's signal, then waits for its handler to answer: `grace` at most, and once
+    /// the run is cancelled no more than `SIGNAL_ABORT_GRACE`, since the run's engine stops
+    /// then. Whether the handler answered.
+    async fn and_wait<F: Future>(
+        &self,
+        reply: &mut Pin<&mut F>,
+        grace: Duration,
+        cancelled: &mut watch::Receiver<bool>,
+    ) -> bool {
+        let abort = self
+            .js
+            .request("tool.abort", json!({ "run": self.run, "call": self.call }));
+        let mut waited = pin!(async {
+            let _ = abort.await;
+            tokio::time::timeout(grace, reply.as_mut()).await.is_ok()
+        });
+        tokio::select! {
+            biased;
+            answered = &mut waited => return answered,
+            _ = until_cancelled(cancelled) => {}
+        }
+        tokio::time::timeout(SIGNAL_ABORT_GRACE, waited)
+            .await
+            .unwrap_or(false)
+    }
+}
+
+/// `took`, and whether the handler answered once its signal was aborted or ignored it for
+/// `grace`.
+fn stopped_or_ignored(took: &str, answered: bool, grace: Duration) -> String {
+    if answered {
+        format!("{took} and was stopped (call.signal aborted)")
+    } else {
+        format!(
+            "{took} and ignored call.signal for {} more: it may have run, or may still finish",
+            format_duration(grace)
+        )
+    }
 }
 
 /// How a call ended: what the agent reads, and what the records say of it.
@@ -313,6 +392,13 @@ fn answered(tool: &str, answer: Result<Option<Value>, JsFailure>) -> Settled {
                 at: None,
             }
         }
+        // tools.ts checks the handler's value, to place what is not JSON at the handler.
+        Err(JsFailure::Threw(error)) if error.code.as_deref() == Some("result-not-json") => {
+            Settled {
+                at: error.thrown_at(),
+                ..Settled::failure(Code::ResultNotJson, error.message, None)
+            }
+        }
         Err(JsFailure::Threw(error)) => {
             let message = if error.message.is_empty() {
                 error.name.clone()
@@ -337,21 +423,16 @@ fn answered(tool: &str, answer: Result<Option<Value>, JsFailure>) -> Settled {
     }
 }
 
-/// The refusal of a tool the agent does not have, naming those it has.
-fn unknown_tool(agent: &impl Caller, name: &str) -> Response {
+const UNKNOWN_TOOL_HINT: &str = "`wfa tool` alone lists your tools and how to call them";
+
+/// Why a tool the agent does not have is refused, naming those it has.
+fn unknown_tool(agent: &impl Caller, name: &str) -> String {
     let yours = if agent.tools().is_empty() {
         "you have no tools".to_string()
     } else {
         format!("your tools: {}", agent.tools().names().join(", "))
     };
-    refuse(
-        agent,
-        name,
-        Code::UnknownTool,
-        format!("you have no tool \"{name}\"; {yours}"),
-        vec![],
-        Some("`wfa tool` alone lists your tools and how to call them"),
-    )
+    format!("you have no tool \"{name}\"; {yours}")
 }
 
 fn failed(code: Code, message: String, hint: Option<&str>) -> Response {
@@ -370,8 +451,11 @@ fn refuse(
     details: Vec<String>,
     hint: Option<&str>,
 ) -> Response {
+    let RefusedCall { turn, call } = agent.refused_call();
     agent.record(&Event::ToolRefused {
         agent: agent.key().to_string(),
+        turn,
+        call,
         tool: tool.to_string(),
         code: code.as_str().to_string(),
         message: message.clone(),
@@ -385,11 +469,17 @@ fn refuse(
     }
 }
 
-/// What `wfa tool <name> --help` prints: how to call that tool, and its time budget.
+/// What `wfa tool <name> --help` prints: how to call that tool, and its time budget. Asking
+/// for help is no call: an unknown name is refused, and not recorded.
 pub fn tool_help(agent: &impl Caller, name: &str) -> Response {
     let tools = agent.tools();
     let Some(tool) = tools.get(name) else {
-        return unknown_tool(agent, name);
+        return Response::Refused {
+            code: Code::UnknownTool,
+            message: unknown_tool(agent, name),
+            details: vec![],
+            hint: Some(UNKNOWN_TOOL_HINT.to_string()),
+        };
     };
     let teaching = tools.teaching();
     let taught = teaching

@@ -15,6 +15,7 @@ pub mod stages;
 mod watch;
 
 use std::path::PathBuf;
+use std::pin::pin;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
@@ -23,6 +24,7 @@ use tracing::Instrument;
 
 use crate::harness::RuntimeOverrides;
 use crate::js::{CallEnd, ConsoleTarget, HostConfig, JsError, JsHost};
+use crate::limits::SIGNAL_ABORT_GRACE;
 use crate::records::{run_files, time, Event};
 pub use attempt::ContinueWhich;
 use attempt::{AttemptFacts, ContinueAsk};
@@ -222,7 +224,7 @@ pub async fn run_started(options: RunOptions, started: StartedHost) -> RunReport
     let args = json!({ "run": handle, "input": run.input });
     let watch = RunWatch::start(run.deadline + DEADLINE_GRACE, host.interrupt_flag());
     let span = tracing::info_span!("run", id = %run.id, workflow = %run.workflow);
-    let end = drive(&mut host, args, &watch)
+    let end = drive(&mut host, args, &watch, &run)
         .instrument(span.clone())
         .await;
     watch.code_done();
@@ -277,16 +279,32 @@ fn run_id(given: Option<&str>, derived: Option<String>) -> Result<String, JsErro
     ))
 }
 
-async fn drive(host: &mut JsHost, args: Value, watch: &RunWatch) -> Result<CallEnd, Stop> {
-    let end = tokio::select! {
-        end = host.call("awf:runner", "runWorkflow", args) => end,
-        stop = watch.stopped() => return Err(stop),
+/// Runs the workflow's `run()` until it ends or the run is stopped from outside. On Ctrl-C or
+/// SIGTERM the run is cancelled first, which aborts every running tool call's `call.signal`,
+/// and the engine keeps running for `SIGNAL_ABORT_GRACE`, so the abort listeners run (and the
+/// code awaiting the turns sees them end); then the watch stops whatever code still runs.
+async fn drive(
+    host: &mut JsHost,
+    args: Value,
+    watch: &RunWatch,
+    run: &Run,
+) -> Result<CallEnd, Stop> {
+    let mut call = pin!(host.call("awf:runner", "runWorkflow", args));
+    let stop = tokio::select! {
+        end = &mut call => {
+            // Code that never yielded was interrupted by the watch: the watch says why.
+            return match (end, watch.stop()) {
+                (CallEnd::Interrupted, Some(stop)) => Err(stop),
+                (end, _) => Ok(end),
+            };
+        }
+        stop = watch.stopped() => stop,
     };
-    // Code that never yielded was interrupted by the watch: the watch says why.
-    match (end, watch.stop()) {
-        (CallEnd::Interrupted, Some(stop)) => Err(stop),
-        (end, _) => Ok(end),
+    if let Stop::Signal(_) = stop {
+        run.cancel();
+        let _ = tokio::time::timeout(SIGNAL_ABORT_GRACE, &mut call).await;
     }
+    Err(stop)
 }
 
 /// Writes the attempt's record again, whole, with its ending: after output.json, and not

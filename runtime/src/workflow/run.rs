@@ -123,6 +123,7 @@ impl Run {
             scripted,
             resume: sessions,
             messages: Default::default(),
+            in_flight: Default::default(),
         });
         Ok(Run {
             id,

@@ -6,8 +6,10 @@
 //! tool's handler) holds the thread that polls that future, so a `select!` there would never
 //! see the deadline or the signal. The watch records why the run stops and sets the engine's
 //! interrupt flag, which QuickJS polls while JS runs, so the stuck code throws and the run ends
-//! with its records. A signal that arrives once the run is stopping (or once its code is done)
-//! kills every agent group and exits at once.
+//! with its records: at once for the deadline (which already had its grace), and
+//! `SIGNAL_ABORT_GRACE` after a signal, the moment the run gives running tool calls' abort
+//! listeners (workflow/mod.rs `drive`). A signal that arrives once the run is stopping (or once
+//! its code is done) kills every agent group and exits at once.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -16,6 +18,8 @@ use std::time::Instant;
 use tokio::signal::unix::{signal, Signal, SignalKind};
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
+
+use crate::limits::SIGNAL_ABORT_GRACE;
 
 /// What stopped a run from outside its own code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,7 +43,8 @@ struct Shared {
 
 impl RunWatch {
     /// Starts watching: at `stop_at`, or on SIGINT or SIGTERM, the run stops and `interrupt` is
-    /// set. Listening starts before this returns, so no early signal is lost.
+    /// set (`SIGNAL_ABORT_GRACE` after a signal). Listening starts before this returns, so no
+    /// early signal is lost.
     pub fn start(stop_at: Instant, interrupt: Arc<AtomicBool>) -> RunWatch {
         let shared = Arc::new(Shared {
             stop: Mutex::new(None),
@@ -50,11 +55,18 @@ impl RunWatch {
         let watching = shared.clone();
         let task = tokio::spawn(async move {
             let mut deadline_passed = false;
+            // When a signal's grace ends and the code is stopped.
+            let mut interrupt_at: Option<Instant> = None;
             loop {
                 let stop = tokio::select! {
                     _ = tokio::time::sleep_until(stop_at.into()), if !deadline_passed => {
                         deadline_passed = true;
                         Stop::Deadline
+                    }
+                    _ = sleep_until(interrupt_at), if interrupt_at.is_some() => {
+                        interrupt_at = None;
+                        interrupt.store(true, Ordering::SeqCst);
+                        continue;
                     }
                     sig = signals.next() => {
                         if watching.code_done.load(Ordering::SeqCst) || watching.stop().is_some() {
@@ -68,7 +80,10 @@ impl RunWatch {
                     slot.get_or_insert(stop) == &stop
                 };
                 if first {
-                    interrupt.store(true, Ordering::SeqCst);
+                    match stop {
+                        Stop::Deadline => interrupt.store(true, Ordering::SeqCst),
+                        Stop::Signal(_) => interrupt_at = Some(Instant::now() + SIGNAL_ABORT_GRACE),
+                    }
                     watching.stopped.notify_waiters();
                 }
             }
@@ -130,6 +145,13 @@ impl Signals {
             _ = recv(&mut self.interrupt) => libc::SIGINT,
             _ = recv(&mut self.terminate) => libc::SIGTERM,
         }
+    }
+}
+
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at.into()).await,
+        None => std::future::pending().await,
     }
 }
 

@@ -15,6 +15,7 @@ usage: wfa tool                                   list your tools, their limits 
        wfa tool <name> [--<option> <value>]...    call a tool (JSON input: on standard input)
        wfa tool <name> --help                     how to call that tool
        wfa result <turn> [--<field> <value>]...   answer a turn (a JSON answer: on standard input)
+       wfa result <turn> --help                   how to answer that turn
        wfa waiting <turn> --reason <text> [--timeout <duration>]
                                                   say you still work on the turn and need time
        wfa send '<text>'                          send the workflow a message (no words: text on
@@ -125,20 +126,37 @@ pub fn parse(words: Vec<String>) -> Result<Invocation, UsageError> {
             }
         },
         "result" => {
-            let turn = turn_id("result", words.next())?;
-            Ok(Invocation::Send {
-                subject: turn.clone(),
-                request: Request::Result {
-                    turn,
-                    args: words.collect(),
+            let first = words.next();
+            if first.as_deref().is_some_and(is_help) {
+                return Ok(Invocation::Help);
+            }
+            let turn = turn_id("result", first)?;
+            let args: Vec<String> = words.collect();
+            // `wfa result <turn> --help` asks how to answer: it is no answer, and the run does not
+            // judge or record it (as with a tool, only alone: `--help` among an answer's
+            // flags may be a field's).
+            let request = if matches!(args.as_slice(), [word] if is_help(word)) {
+                Request::ResultHelp { turn: turn.clone() }
+            } else {
+                Request::Result {
+                    turn: turn.clone(),
+                    args,
                     stdin: None,
-                },
+                }
+            };
+            Ok(Invocation::Send {
+                subject: turn,
+                request,
             })
         }
         "waiting" => parse_waiting(words),
         "send" => parse_send(words),
         _ => Err(UsageError::new(&command, "unknown command".to_owned())),
     }
+}
+
+fn is_help(word: &str) -> bool {
+    word == "--help" || word == "-h"
 }
 
 fn turn_id(command: &str, word: Option<String>) -> Result<String, UsageError> {
@@ -322,6 +340,29 @@ mod tests {
                 }
             })
         );
+    }
+
+    #[test]
+    fn result_turn_help_asks_how_to_answer_it_and_is_no_answer() {
+        for help in ["--help", "-h"] {
+            assert_eq!(
+                parse(strings(&["result", "t3", help])),
+                Ok(Invocation::Send {
+                    subject: "t3".to_owned(),
+                    request: Request::ResultHelp {
+                        turn: "t3".to_owned()
+                    },
+                })
+            );
+            assert_eq!(parse(strings(&["result", help])), Ok(Invocation::Help));
+        }
+        assert!(matches!(
+            parse(words("result t3 --help x")),
+            Ok(Invocation::Send {
+                request: Request::Result { .. },
+                ..
+            })
+        ));
     }
 
     #[test]

@@ -10,8 +10,9 @@ use super::{refused, Agent};
 use crate::channel::refusal::Code;
 use crate::channel::wire::Response;
 use crate::js::JsRequester;
+use crate::limits::SIGNAL_ABORT_GRACE;
 use crate::records::Event;
-use crate::tools::calls::{CallSlot, CallStart, TurnWindow};
+use crate::tools::calls::{CallSlot, CallStart, RefusedCall, TurnWindow};
 use crate::tools::dispatch::Caller;
 use crate::tools::ToolSet;
 
@@ -25,12 +26,18 @@ impl Agent {
     /// Aborts the signal of the tool call still running when a turn ends, before the turn's
     /// outcome goes back to the workflow: the host takes requests in order, so the handler's
     /// abort listeners run before the code awaiting the turn goes on. (The call's own task
-    /// also aborts it, later; a second abort does nothing.)
+    /// also aborts it, later; a second abort does nothing.) Once the run is cancelled its
+    /// engine runs only for `SIGNAL_ABORT_GRACE` more, so the wait is no longer than that.
     pub(in crate::agents) async fn abort_running_call(&self) {
         let running = self.state().calls.running_id().map(str::to_string);
         if let Some(call) = running {
             let payload = serde_json::json!({ "run": self.link.run_id, "call": call });
-            let _ = self.link.js.request("tool.abort", payload).await;
+            let abort = self.link.js.request("tool.abort", payload);
+            if *self.link.cancelled.borrow() {
+                let _ = tokio::time::timeout(SIGNAL_ABORT_GRACE, abort).await;
+            } else {
+                let _ = abort.await;
+            }
         }
     }
 
@@ -75,12 +82,28 @@ impl Caller for Agent {
                 "you have no open turn; a tool is callable only while you work on a turn".into(),
             ),
         };
-        state.calls.begin(tool, input, window)
+        let start = state.calls.begin(tool, input, window);
+        if let CallStart::Run(_) = start {
+            state.call_in_flight = Some(self.link.in_flight.enter());
+        }
+        start
     }
 
     fn end_call(&self, slot: &CallSlot, response: Response) {
-        self.state().calls.end(slot);
+        {
+            let mut state = self.state();
+            state.calls.end(slot);
+            if state.calls.running_id().is_none() {
+                state.call_in_flight = None;
+            }
+        }
         slot.finish(response);
+    }
+
+    fn refused_call(&self) -> RefusedCall {
+        let mut state = self.state();
+        let turn = state.open.as_ref().map(|open| open.id.clone());
+        state.calls.refused(turn)
     }
 
     fn record(&self, event: &Event) {

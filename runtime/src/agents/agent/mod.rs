@@ -23,7 +23,7 @@ use tokio::sync::Notify;
 use super::cancel::TurnCancels;
 use super::problem::OpenError;
 use super::queue::TurnQueue;
-use super::registry::RunLink;
+use super::registry::{InFlight, RunLink};
 use super::spec::AgentSpec;
 use crate::channel::refusal::Code;
 use crate::channel::server::AgentSocket;
@@ -32,7 +32,7 @@ use crate::harness::keeper::Supervision;
 use crate::harness::{Harness, NativeSession, Usage};
 use crate::records::Event;
 use crate::schema::Schema;
-use crate::tools::calls::ToolCalls;
+use crate::tools::calls::{ToolCalls, TurnEnd};
 use crate::tools::ToolSet;
 
 /// An open agent.
@@ -68,6 +68,8 @@ struct AgentState {
     closing: bool,
     closed: bool,
     calls: ToolCalls,
+    /// Holds the run's end while a tool call of this agent runs, so its record is written.
+    call_in_flight: Option<InFlight>,
     /// What the agent's turns used so far.
     usage: Usage,
     /// The root of the agent's process tree (its keeper's pid) while a process runs.
@@ -81,8 +83,8 @@ struct OpenTurn {
     deadline: Instant,
     accepted: Option<Value>,
     answered: Arc<Notify>,
-    /// Wakes a running tool call when the turn ends.
-    over: Arc<Notify>,
+    /// Wakes a running tool call when the turn ends, saying how it ended.
+    over: Arc<TurnEnd>,
     /// A message turn (`agent.send`): tools work, and no answer is owed or taken.
     message: bool,
 }

@@ -15,7 +15,8 @@ use crate::channel::refusal::Code;
 use crate::channel::wire::Response;
 use crate::duration::{format_duration, parse_timeout};
 use crate::records::{time, Event};
-use crate::schema::Schema;
+use crate::schema::{teach, Schema};
+use crate::tools::calls::TurnEnding;
 
 impl Agent {
     /// Opens a turn for answers; returns its number and the notifier of an accepted answer.
@@ -53,7 +54,7 @@ impl Agent {
             deadline,
             accepted: None,
             answered: answered.clone(),
-            over: Arc::new(Notify::new()),
+            over: Arc::default(),
             message,
         });
         (state.turns_taken, answered)
@@ -70,23 +71,51 @@ impl Agent {
         state.open.as_ref().and_then(|t| t.accepted.clone())
     }
 
-    /// Closes the open turn; later answers to it are refused as `closed-turn`.
-    pub(in crate::agents) fn close_turn(&self, id: &str) {
+    /// Closes the open turn, which ended as `ending` says (a call still running in it hears
+    /// how); later answers to it are refused as `closed-turn`.
+    pub(in crate::agents) fn close_turn(&self, id: &str, ending: TurnEnding) {
         let mut state = self.state();
         if state.open.as_ref().is_some_and(|t| t.id == id) {
             if let Some(open) = state.open.take() {
-                open.over.notify_waiters();
+                open.over.end(ending);
             }
         }
         state.over.insert(id.to_string());
     }
 
+    /// `wfa result`: judges an answer to `turn`. Every refusal of an answer to one of the agent's
+    /// answer turns is recorded: one that does not fit, one while a tool call runs, a second one
+    /// (or one after the turn ended); an unknown turn's or a message turn's is not.
     pub(in crate::agents) fn submit_answer(
         &self,
         turn: &str,
         args: &[String],
         stdin: Option<&str>,
     ) -> Response {
+        let response = self
+            .refuse_while_calling()
+            .unwrap_or_else(|| self.judge_answer(turn, args, stdin));
+        if let Response::Refused {
+            code: code @ (Code::InvalidResult | Code::ClosedTurn | Code::Busy),
+            message,
+            details,
+            ..
+        } = &response
+        {
+            self.record(&Event::AnswerSubmitted {
+                agent: self.key.clone(),
+                turn: turn.to_string(),
+                accepted: false,
+                value: None,
+                code: Some(code.as_str().to_string()),
+                message: Some(message.clone()),
+                problems: details.clone(),
+            });
+        }
+        response
+    }
+
+    fn judge_answer(&self, turn: &str, args: &[String], stdin: Option<&str>) -> Response {
         let mut state = self.state();
         let open = match state.open.as_mut() {
             Some(open) if open.id == turn => open,
@@ -113,6 +142,8 @@ impl Agent {
                     turn: turn.to_string(),
                     accepted: true,
                     value: Some(value),
+                    code: None,
+                    message: None,
                     problems: vec![],
                 });
                 Response::Ok {
@@ -121,13 +152,6 @@ impl Agent {
             }
             Err(problems) => {
                 drop(state);
-                self.record(&Event::AnswerSubmitted {
-                    agent: self.key.clone(),
-                    turn: turn.to_string(),
-                    accepted: false,
-                    value: None,
-                    problems: problems.clone(),
-                });
                 refused(
                     Code::InvalidResult,
                     "the answer does not fit the turn",
@@ -135,6 +159,27 @@ impl Agent {
                     Some("fix what is listed and send the answer again; the turn is still open"),
                 )
             }
+        }
+    }
+
+    /// `wfa result <turn> --help`: how to answer `turn`, as its prompt taught it. Asking is no
+    /// answer: nothing is judged or recorded, and a turn that takes no answer is refused as a
+    /// result would be.
+    pub(in crate::agents) fn answer_help(&self, turn: &str) -> Response {
+        let state = self.state();
+        let open = match state.open.as_ref() {
+            Some(open) if open.id == turn && open.message => {
+                return crate::agents::message_turn::refuse_answer(turn, "result")
+            }
+            Some(open) if open.id == turn && open.accepted.is_none() => open,
+            _ => return refuse_turn(&state, turn),
+        };
+        let launcher = self.launcher.display().to_string();
+        Response::Ok {
+            stdout: format!(
+                "{}\n",
+                teach::answer_instructions(&launcher, turn, open.schema.as_ref())
+            ),
         }
     }
 

@@ -163,6 +163,9 @@ mod tests {
                 args: vec!["--verdict".to_owned(), "ok".to_owned()],
                 stdin: None,
             },
+            Request::ResultHelp {
+                turn: "t3".to_owned(),
+            },
             Request::Waiting {
                 turn: "t3".to_owned(),
                 reason: "tests still run".to_owned(),

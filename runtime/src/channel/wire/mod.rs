@@ -66,6 +66,9 @@ pub enum Request {
         args: Vec<String>,
         stdin: Option<String>,
     },
+    /// `wfa result <turn> --help`: how to answer that turn; no answer, nothing recorded.
+    #[serde(rename = "result-help")]
+    ResultHelp { turn: String },
     /// `wfa waiting <turn> --reason <text> [--timeout <duration>]`: the agent still works on the
     /// turn and asks for time; `timeout` is as typed ("2m") and read by the server.
     Waiting {

@@ -177,7 +177,15 @@ pub fn parts(event: &Value) -> LogLine {
         ),
         "answer-submitted" => (
             format!("{agent} {}", text("turn")),
-            format!("answer refused: {}", list(event.get("problems"))),
+            match text("code").as_str() {
+                // Written before refusals carried their code.
+                "" => format!("answer refused: {}", list(event.get("problems"))),
+                code => format!(
+                    "answer refused ({code}): {}{}",
+                    text("message"),
+                    details(event.get("problems"))
+                ),
+            },
         ),
         "waiting" => (
             format!("{agent} {}", text("turn")),
@@ -211,7 +219,11 @@ pub fn parts(event: &Value) -> LogLine {
             format!("→ {} again while it ran: joined it", text("tool")),
         ),
         "tool-refused" => (
-            agent,
+            match (text("call").as_str(), text("turn").as_str()) {
+                ("", "") => agent,
+                ("", turn) => format!("{agent} {turn}"),
+                (call, _) => format!("{agent} {call}"),
+            },
             format!(
                 "✗ {} refused ({}): {}{}",
                 text("tool"),
@@ -300,6 +312,31 @@ mod tests {
         );
         let settled = json!({"at": "2026-11-29T18:30:58.125Z", "event": "tool-settled", "agent": "reviewer", "tool": "add_finding", "call": "t1-c1", "outcome": "handler-failed", "error": "src/a.ts:3 is already recorded", "durationMs": 2});
         assert_eq!(line(&settled), "18:30:58.125  reviewer t1-c1  ← add_finding failed (handler-failed): src/a.ts:3 is already recorded (2ms)");
+    }
+
+    #[test]
+    fn refusals_name_their_turn_and_call() {
+        let at = "2026-11-29T18:30:58.000Z";
+        let refused = json!({"at": at, "event": "tool-refused", "agent": "a", "turn": "t1", "call": "t1-c2", "tool": "add", "code": "busy", "message": "add is still running"});
+        assert_eq!(
+            line(&refused),
+            "18:30:58.000  a t1-c2  ✗ add refused (busy): add is still running"
+        );
+        let outside = json!({"at": at, "event": "tool-refused", "agent": "a", "tool": "add", "code": "not-in-turn", "message": "you have no open turn"});
+        assert_eq!(
+            line(&outside),
+            "18:30:58.000  a  ✗ add refused (not-in-turn): you have no open turn"
+        );
+        let second = json!({"at": at, "event": "answer-submitted", "agent": "a", "turn": "t1", "accepted": false, "code": "closed-turn", "message": "turn t1 is already answered"});
+        assert_eq!(
+            line(&second),
+            "18:30:58.000  a t1  answer refused (closed-turn): turn t1 is already answered"
+        );
+        let unfit = json!({"at": at, "event": "answer-submitted", "agent": "a", "turn": "t1", "accepted": false, "code": "invalid-result", "message": "the answer does not fit the turn", "problems": ["value.n: required, missing"]});
+        assert_eq!(
+            line(&unfit),
+            "18:30:58.000  a t1  answer refused (invalid-result): the answer does not fit the turn [value.n: required, missing]"
+        );
     }
 
     #[test]
