@@ -146,18 +146,29 @@ fn assert_set(ran: &Ran, model: &str, set: &str) {
     assert_eq!(last["body"]["model"], model, "{}", last["body"]["model"]);
     let changed = ran.project.events_of("fork", "settings-changed");
     assert_eq!(changed[0]["model"], set);
-    let sessions: Vec<String> = ran
-        .project
-        .events("fork")
-        .iter()
-        .filter(|e| e["event"] == "agent-session" && e["agent"] == "a")
-        .map(|e| e["session"].as_str().unwrap_or_default().to_string())
-        .collect();
-    assert_eq!(
-        sessions.first(),
-        sessions.last(),
-        "the same session after set: {sessions:?}"
+    let events = ran.project.events("fork");
+    // The session `a`'s runtime reported in the turn whose prompt holds `prompt`.
+    let session_of_turn = |prompt: &str| -> Value {
+        let started = events
+            .iter()
+            .find(|e| {
+                e["event"] == "turn-started"
+                    && e["agent"] == "a"
+                    && e["prompt"].as_str().is_some_and(|p| p.contains(prompt))
+            })
+            .unwrap_or_else(|| panic!("a turn of a with {prompt:?}: {events:?}"));
+        let session = events
+            .iter()
+            .find(|e| e["event"] == "agent-session" && e["turn"] == started["turn"])
+            .unwrap_or_else(|| panic!("no session reported for {started}"));
+        session["session"].clone()
+    };
+    let (before, after) = (
+        session_of_turn("Remember the number 7"),
+        session_of_turn("After the compaction"),
     );
+    assert!(before.is_string(), "{before}");
+    assert_eq!(before, after, "the same session after set");
 }
 
 #[test]

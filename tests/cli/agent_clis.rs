@@ -86,6 +86,30 @@ fn two_turns(cli: Cli) {
         ran.stderr
     );
 
+    // The tools block reached the model: the CLI's first request holds the turn's prompt with
+    // the add tool taught at the agent's launcher. (The fake finds the launcher on the answer's
+    // line too, so the calls above alone do not show it.)
+    let launcher = project.events_of("live", "agent-opened")[0]["launcher"]
+        .as_str()
+        .expect("a launcher")
+        .to_string();
+    let first = fake
+        .requests_for_prompt(0)
+        .into_iter()
+        .next()
+        .expect("the first turn asked the model");
+    let prompt = first["decision"]["prompts"][0]
+        .as_str()
+        .expect("the prompt")
+        .to_string();
+    for taught in [
+        "You have tools the workflow runs for you.".to_string(),
+        "- add: Record one number.".to_string(),
+        format!("  {launcher} tool add --x <integer>"),
+    ] {
+        assert_has(&prompt, &taught);
+    }
+
     // The refused call's code and message reached the model as the tool's output.
     let asked_after_refusal = fake
         .requests_for_prompt(0)

@@ -274,6 +274,45 @@ fn a_turn_past_its_deadline_times_out_and_its_whole_group_is_killed() {
     );
 }
 
+/// `wfa waiting` is acknowledged (exit 0, and the deadline it does not move on stdout) and
+/// recorded (events.jsonl, `awf logs`); its `--timeout` does not keep the turn open.
+#[test]
+fn wfa_waiting_is_acknowledged_and_recorded_and_never_moves_the_deadline() {
+    let project = TempProject::new();
+    project
+        .script(
+            "agent.sh",
+            "#!/bin/sh\ncat > /dev/null\n\"$AWF_WFA\" waiting \"$AWF_TURN\" --reason 'reading the diff' --timeout 10m > waiting.out 2>&1; echo \"exit=$?\" >> waiting.out\nexec sleep 300\n",
+        )
+        .file(
+            "wf.ts",
+            &one_turn("", r#"{ prompt: "Take your time.", timeout: "2s" }"#),
+        );
+    let outcome = project.awf(&["run", "wf.ts"]).run().assert_success().json();
+    assert_eq!(outcome["kind"], "timed-out", "{outcome}");
+    let said = crate::util::stable_ids(&project.read("waiting.out"));
+    assert!(
+        said.starts_with("noted; turn t1 stays open until its deadline, ")
+            && said.ends_with(
+                ", which waiting does not move; answer with result before then\nexit=0\n"
+            ),
+        "{said}"
+    );
+    let turn = &project.events_of("t", "turn-started")[0]["turn"];
+    let waiting = project.events_of("t", "waiting");
+    assert_eq!(waiting.len(), 1, "{waiting:?}");
+    assert_eq!(
+        (
+            &waiting[0]["agent"],
+            &waiting[0]["turn"],
+            &waiting[0]["reason"]
+        ),
+        (&json!("agent"), turn, &json!("reading the diff"))
+    );
+    let logs = project.awf(&["logs"]).run();
+    assert_has(&logs.assert_success().stdout, "waiting: reading the diff");
+}
+
 #[test]
 fn a_background_process_of_an_answered_turn_is_killed_too() {
     let project = TempProject::new();
@@ -573,17 +612,17 @@ fn ctrl_c_cancels_the_turns_kills_the_agents_and_writes_the_records() {
 
 #[test]
 fn a_second_ctrl_c_exits_at_once_and_still_kills_the_agents() {
-    // The agent ignores SIGTERM, so the first Ctrl-C waits out the kill grace; the second
-    // must not wait.
+    // The agent notes SIGTERM and goes on, so the first Ctrl-C waits out the kill grace; the
+    // second, sent once the agent has had its SIGTERM, must not wait.
     let project = TempProject::new();
     project
-        .script("agent.sh", "#!/bin/sh\ntrap '' TERM\ncat > /dev/null\necho $$ > agent.pid\nwhile true; do sleep 0.05; done\n")
+        .script("agent.sh", "#!/bin/sh\ntrap 'touch got-term' TERM\ncat > /dev/null\necho $$ > agent.pid\nwhile true; do sleep 0.05; done\n")
         .file("wf.ts", &one_turn("", r#"{ prompt: "Wait." }"#));
-    let mut child = std::process::Command::new(crate::util::awf_bin())
+    let child = std::process::Command::new(crate::util::awf_bin())
         .args(["run", "wf.ts"])
         .current_dir(project.path())
         .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     wait_for_file(&project.path().join("agent.pid"), Duration::from_secs(20));
@@ -591,18 +630,25 @@ fn a_second_ctrl_c_exits_at_once_and_still_kills_the_agents() {
     unsafe {
         libc::kill(awf, libc::SIGINT);
     }
-    std::thread::sleep(Duration::from_millis(100));
+    wait_for_file(&project.path().join("got-term"), Duration::from_secs(20));
     unsafe {
         libc::kill(awf, libc::SIGINT);
     }
-    let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(130));
-    let pid: i32 = project.read("agent.pid").trim().parse().unwrap();
-    std::thread::sleep(Duration::from_millis(100));
-    assert!(
-        !process_running(pid),
-        "the agent {pid} survived the second Ctrl-C"
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130));
+    assert_has(
+        &String::from_utf8_lossy(&output.stderr),
+        "stopped at once; the run's records may be incomplete",
     );
+    let pid: i32 = project.read("agent.pid").trim().parse().unwrap();
+    let start = std::time::Instant::now();
+    while process_running(pid) {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "the agent {pid} survived the second Ctrl-C"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
 }
 
 /// A workflow whose agent's one tool, `wait`, writes `called` and then waits on `call.signal`:

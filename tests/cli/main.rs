@@ -39,10 +39,12 @@ mod agents;
 mod forks;
 // The channel against a real run: bad answers, malformed requests, silent and many connections.
 mod channel;
-// Workflow tools: the spec's example, teaching, refusals, failures, budgets, joins, records.
+// Workflow tools: the spec's example and its tests, teaching, refusals, failures, budgets,
+// joins, records.
 mod tools;
-// The spec's tool rules that need no composition feature: close from a handler, reopen rules,
-// timeout: false past 30 s, unique call ids, `awf logs --agent` over two agents.
+// The spec's tool rules that need no composition feature: close, compact, set, fork and send
+// from a handler, reopen rules, timeout: false past 30 s, unique call ids, `awf logs --agent`
+// over two agents.
 mod tool_rules;
 // wf.parallel, wf.race, wf.select: scripted and command agents.
 mod composition;

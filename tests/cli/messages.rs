@@ -430,6 +430,16 @@ fn messages_live(cli: Cli) {
     let prompts = woken[0]["decision"]["prompts"].as_array().unwrap().clone();
     assert_eq!(prompts.len(), 2, "{prompts:?}");
     assert_has(prompts[1].as_str().unwrap(), "you owe no answer");
+    // Both prompts reached the model with the tools block: `add` taught at the launcher.
+    let launcher = project.events_of("messages", "agent-opened")[0]["launcher"]
+        .as_str()
+        .expect("a launcher")
+        .to_string();
+    for prompt in &prompts {
+        let prompt = prompt.as_str().unwrap();
+        assert_has(prompt, "- add: Record one number.");
+        assert_has(prompt, &format!("{launcher} tool add --x <integer>"));
+    }
     let sessions: Vec<Value> = project
         .events_of("messages", "agent-session")
         .into_iter()

@@ -1,7 +1,8 @@
-//! The spec's rules about tools that need no composition feature, each with its test: `close` on
-//! the calling agent throws, a reopen that changes an input schema is refused, a reopen without
-//! tools keeps them, `timeout: false` runs past the 30 s default inside a longer turn, `call.id`
-//! is unique across the turns and agents of a run, and `awf logs --agent` filters two agents.
+//! The spec's rules about tools that need no composition feature, each with its test: `close`,
+//! `compact`, `set`, `fork` and `send` on the calling agent throw, a reopen that changes an
+//! input schema is refused, a reopen without tools keeps them, `timeout: false` runs past the
+//! 30 s default inside a longer turn, `call.id` is unique across the turns and agents of a run,
+//! and `awf logs --agent` filters two agents.
 
 use serde_json::json;
 use std::time::Duration;
@@ -37,6 +38,48 @@ fn close_on_the_calling_agent_throws_in_its_handler() {
     let out = project.read("shut.out");
     assert_has(&out, "failed (handler-failed): agent \"agent\" cannot close now: this code runs for its tool call");
     assert!(out.ends_with("exit=1\n"), "{out}");
+}
+
+/// `compact`, `set`, `fork` and `send` on the calling agent throw in its handler as `close` does
+/// (and `run`, tools.rs), also after an `await`; the agent's turn goes on and is answered.
+#[test]
+fn compact_set_fork_and_send_on_the_calling_agent_throw_in_its_handler() {
+    let project = TempProject::new();
+    project
+        .script(
+            "agent.sh",
+            "#!/bin/sh\ncat > /dev/null\nfor t in compact set fork send; do \"$AWF_WFA\" tool $t > $t.out 2>&1; echo \"exit=$?\" >> $t.out; done\n\"$AWF_WFA\" result \"$AWF_TURN\" <<'WF_JSON'\ndone\nWF_JSON\n",
+        )
+        .file(
+            "wf.ts",
+            r#"export default defineWorkflow({
+  meta: { name: "t", description: "Compact, set and fork from a handler." },
+  async run(wf) {
+    const me: any = await wf.agents.open({ key: "agent", runtime: { command: ["./agent.sh"] }, tools: {
+      compact: tool({ description: "Compacts its own agent.", handler: async () => { await me.compact({ prompt: "keep it short" }); return "compacted"; } }),
+      set: tool({ description: "Changes its own agent's model.", handler: async () => { await Promise.resolve(); await me.set({ model: "another" }); return "set"; } }),
+      fork: tool({ description: "Forks its own agent.", handler: async () => { await new Promise((r) => setTimeout(r, 0)); await me.fork({ key: "copy" }); return "forked"; } }),
+      send: tool({ description: "Sends its own agent a message.", handler: async () => { await me.send("hello"); return "sent"; } }),
+    } });
+    return (await me.run({ prompt: "Go." })).outcome.kind;
+  },
+});
+"#,
+        );
+    let ran = project.awf(&["run", "wf.ts"]).run();
+    assert_eq!(ran.assert_success().json(), "answered");
+    for (tool, operation) in [
+        ("compact", "compact"),
+        ("set", "set"),
+        ("fork", "fork"),
+        ("send", "be sent a message"),
+    ] {
+        let out = project.read(&format!("{tool}.out"));
+        assert_has(&out, &format!("wfa: {tool}: failed (handler-failed): agent \"agent\" cannot {operation} now: this code runs for its tool call"));
+        assert!(out.ends_with("exit=1\n"), "{out}");
+    }
+    assert!(project.events_of("t", "agent-forked").is_empty());
+    assert!(project.events_of("t", "settings-changed").is_empty());
 }
 
 #[test]

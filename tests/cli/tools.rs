@@ -1,6 +1,6 @@
-//! Workflow tools end to end: the spec's example, the teaching block, every refusal and failure,
-//! time budgets with abort and grace, joining a running call, what a handler cannot do, the
-//! checks at open, and the records `awf logs` shows.
+//! Workflow tools end to end: the spec's example and its own tests, the teaching block, every
+//! refusal and failure, time budgets with abort and grace, joining a running call, what a
+//! handler cannot do, the checks at open, and the records `awf logs` shows.
 
 use serde_json::json;
 
@@ -33,6 +33,11 @@ fn agent_calling(calls: &[(&str, &str)]) -> String {
     script.push_str("\"$w\" result \"$AWF_TURN\" <<'WF_JSON'\ndone\nWF_JSON\n");
     script
 }
+
+/// Put before a workflow: `released(file)` creates `file` (the call has started: the agent may
+/// go on) and resolves once the agent has created `release`, so a call runs exactly as long as
+/// the agent needs it to, whatever the machine's speed.
+const RELEASED: &str = "import { existsSync, writeFileSync } from \"node:fs\";\nconst released = async (file: string) => { writeFileSync(file, \"\"); while (!existsSync(\"release\")) await new Promise((r) => setTimeout(r, 20)); };\n";
 
 struct Call {
     exit: String,
@@ -92,6 +97,13 @@ fn the_spec_example_runs_with_a_command_agent_in_place_of_codex() {
         prompt.ends_with(&block.replace("/…/wfa", &launcher)),
         "the spec's block, after how to answer:\n{prompt}"
     );
+}
+
+/// The spec's example's own tests (examples/dead-code/tools.test.ts) pass under `awf test`, both
+/// of them.
+#[test]
+fn the_spec_examples_own_tests_pass_under_awf_test() {
+    crate::util::assert_fixture_passes("examples/dead-code", 2);
 }
 
 #[test]
@@ -342,10 +354,12 @@ fn the_same_call_again_joins_the_running_one_and_a_later_call_runs_again() {
             r#"#!/bin/sh
 cat > /dev/null
 w="$AWF_WFA"
-"$w" tool slow --n 1 > first.txt &
-sleep 0.3
+"$w" tool slow --n 1 > first.txt & first=$!
+while [ ! -e started-1 ] && kill -0 $first 2> /dev/null; do sleep 0.02; done
 "$w" tool slow --n 2 > other.txt 2> other.err; echo "other=$?" >> other.err
-"$w" tool slow --n 1 > joined.txt
+"$w" tool slow --n 1 > joined.txt & joined=$!
+until grep -qs '"tool-joined"' .awf/runs/t/*/events.jsonl || ! kill -0 $joined 2> /dev/null; do sleep 0.02; done
+touch release
 wait
 "$w" tool slow --n 1 > later.txt
 "$w" result "$AWF_TURN" <<'WF_JSON'
@@ -355,8 +369,11 @@ WF_JSON
         )
         .file(
             "wf.ts",
-            &with_tools(
-                r#"slow: tool({ description: "Slow.", input: typed(Type.Object({ n: Type.Integer() })), handler: async ({ n }) => { seen.push(n); await new Promise((r) => setTimeout(r, 800)); return `run ${seen.length}`; } }),"#,
+            &format!(
+                "{RELEASED}{}",
+                with_tools(
+                    r#"slow: tool({ description: "Slow.", input: typed(Type.Object({ n: Type.Integer() })), handler: async ({ n }) => { seen.push(n); await released(`started-${seen.length}`); return `run ${seen.length}`; } }),"#,
+                )
             ),
         );
     let ran = project.awf(&["run", "wf.ts"]).run();
@@ -382,13 +399,14 @@ fn while_a_call_runs_the_agent_cannot_answer_or_wait() {
             r#"#!/bin/sh
 cat > /dev/null
 w="$AWF_WFA"
-"$w" tool slow > /dev/null &
-sleep 0.3
+"$w" tool slow > /dev/null & call=$!
+while [ ! -e started ] && kill -0 $call 2> /dev/null; do sleep 0.02; done
 "$w" result "$AWF_TURN" <<'WF_JSON' 2> result.err
 too early
 WF_JSON
 echo "result=$?" >> result.err
 "$w" waiting "$AWF_TURN" --reason 'still reading' 2> waiting.err; echo "waiting=$?" >> waiting.err
+touch release
 wait
 "$w" result "$AWF_TURN" <<'WF_JSON'
 in time
@@ -397,16 +415,19 @@ WF_JSON
         )
         .file(
             "wf.ts",
-            r#"export default defineWorkflow({
+            &format!(
+                "{RELEASED}{}",
+                r#"export default defineWorkflow({
   meta: { name: "t", description: "Busy." },
   async run(wf) {
     const agent = await wf.agents.open({ key: "agent", runtime: { command: ["./agent.sh"] }, tools: {
-      slow: tool({ description: "Slow.", handler: () => new Promise((r) => setTimeout(() => r("ok"), 800)) }),
+      slow: tool({ description: "Slow.", handler: async () => { await released("started"); return "ok"; } }),
     } });
     return (await agent.run({ prompt: "Go." })).outcome;
   },
 });
-"#,
+"#
+            ),
         );
     let ran = project.awf(&["run", "wf.ts"]).run();
     assert_eq!(ran.assert_success().json()["value"], "in time");
@@ -643,17 +664,30 @@ fn calls_are_recorded_and_awf_logs_shows_them_by_tool_and_agent() {
     let project = TempProject::new();
     project
         .script("agent.sh", &agent_calling(&[("a", "\"$w\" tool add --n 2"), ("b", "\"$w\" tool add --n 0"), ("c", "\"$w\" tool ping")]))
+        .script("other.sh", "#!/bin/sh\ncat > /dev/null\n\"$AWF_WFA\" tool ping > /dev/null\n\"$AWF_WFA\" result \"$AWF_TURN\" <<'WF_JSON'\ndone\nWF_JSON\n")
         .file(
             "wf.ts",
-            &with_tools(
-                r#"add: tool({ description: "Add.", input: typed(Type.Object({ n: Type.Integer({ minimum: 1 }) })), handler: ({ n }) => ({ total: n }) }),
-      ping: tool({ description: "Ping.", handler: () => "pong" }),"#,
-            ),
+            r#"export default defineWorkflow({
+  meta: { name: "t", description: "Two agents with tools." },
+  async run(wf) {
+    const tools = {
+      add: tool({ description: "Add.", input: typed(Type.Object({ n: Type.Integer({ minimum: 1 }) })), handler: ({ n }) => ({ total: n }) }),
+      ping: tool({ description: "Ping.", handler: () => "pong" }),
+    };
+    const agent = await wf.agents.open({ key: "agent", runtime: { command: ["./agent.sh"] }, tools });
+    const other = await wf.agents.open({ key: "other", runtime: { command: ["./other.sh"] }, tools });
+    await agent.run({ prompt: "Use your tools." });
+    await other.run({ prompt: "Use your tools." });
+    return "ok";
+  },
+});
+"#,
         );
     project.awf(&["run", "wf.ts"]).run().assert_success();
     let called = project.events_of("t", "tool-called");
-    assert_eq!(called.len(), 2);
+    assert_eq!(called.len(), 3);
     assert_eq!(called[0]["input"], json!({"n": 2}));
+    assert_eq!(called[2]["agent"], "other");
     let settled = project.events_of("t", "tool-settled");
     assert_eq!(settled[0]["result"], json!({"total": 2}));
     assert_eq!(settled[0]["outcome"], "result");
@@ -672,12 +706,25 @@ fn calls_are_recorded_and_awf_logs_shows_them_by_tool_and_agent() {
             "agent t1-c2  ✗ add refused (invalid-input): the input does not fit the tool's schema [value.n: expected integer ≥ 1; got 0]".to_string(),
         ]
     );
-    let raw = project.awf(&["logs", "--json", "--agent", "agent"]).run();
-    assert!(raw
-        .assert_success()
-        .stdout
-        .lines()
-        .all(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["agent"] == "agent"));
+    // `--agent` keeps exactly the lines of that agent: the other agent's are left out.
+    let json_lines = |args: &[&str]| -> Vec<serde_json::Value> {
+        let ran = project.awf(args).run();
+        ran.assert_success()
+            .stdout
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let all = json_lines(&["logs", "--json"]);
+    assert!(all.iter().any(|l| l["agent"] == "other"), "{all:?}");
+    let agents = json_lines(&["logs", "--json", "--agent", "agent"]);
+    let expected: Vec<serde_json::Value> = all
+        .iter()
+        .filter(|l| l["agent"] == "agent")
+        .cloned()
+        .collect();
+    assert!(!expected.is_empty());
+    assert_eq!(agents, expected);
 }
 
 /// `(12ms)` becomes `(Nms)`: durations vary.

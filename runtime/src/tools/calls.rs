@@ -272,12 +272,18 @@ mod tests {
         );
     }
 
+    /// A call without an open turn is refused, holds no slot and uses no call id.
     #[test]
     fn a_call_needs_an_open_turn() {
         let mut calls = ToolCalls::default();
         assert!(matches!(
             calls.begin("add", &json!({}), Err("you have no open turn".into())),
-            CallStart::NotInTurn(why) if why == "you have no open turn"
+            CallStart::NotInTurn(_)
         ));
+        assert_eq!(calls.running_tool(), None, "a refused call does not run");
+        let CallStart::Run(slot) = calls.begin("add", &json!({}), window()) else {
+            panic!("a call in a turn runs");
+        };
+        assert_eq!(slot.id, "t1-c1", "the refused call took no id");
     }
 }
