@@ -10,6 +10,7 @@
 import { onRequest } from "../core.ts";
 import { isTool, type ToolCall, type ToolDefinition } from "../agentswf/workflow.ts";
 import { withFrame } from "./identity.ts";
+import { TOOL_TIMEOUT, timeoutOption } from "./timeout.ts";
 
 type Handler = (input: unknown, call: ToolCall) => unknown;
 
@@ -31,11 +32,14 @@ export function toolSpecs(agent: string, tools: unknown): Record<string, unknown
     if (!isTool(definition)) {
       throw new TypeError(`agent "${agent}": tool "${name}" must be made with tool({ description, input?, handler })`);
     }
-    specs[name] = {
+    const spec = {
       description: definition.description,
       input: definition.input ? definition.input.schema : null,
-      timeout: definition.timeout ?? null,
+      timeout: timeoutOption(`agent "${agent}": tool "${name}"`, definition.timeout, TOOL_TIMEOUT),
     };
+    // Defined, not assigned: a tool named "__proto__" must reach the name rule, not become the
+    // prototype of `specs` and vanish.
+    Object.defineProperty(specs, name, { value: spec, enumerable: true, writable: true, configurable: true });
   }
   return specs;
 }

@@ -73,6 +73,8 @@ mod agent_cli_forks;
 // What awf guarantees when things go wrong: no orphan (kill -9, setsid), authority of the
 // socket, caps under abuse, private records, withheld credentials, durations at the edge.
 mod reliability;
+// awf short of descriptors: a check it cannot make is a retriable resource-error.
+mod resources;
 
 // `awf run --sandbox` and its `--allow-*` grants.
 mod sandbox;

@@ -71,6 +71,9 @@ pub enum Code {
     UnknownTool,
     /// Another call of this agent is running; also `result` and `waiting` while one runs.
     Busy,
+    /// awf could not check or serve the request for want of a system resource (a descriptor to
+    /// read `/proc` with, memory); nothing ran, and the same request may succeed in a moment.
+    ResourceError,
     /// The agent has no open turn (none yet, or its answer was accepted): tools need one.
     NotInTurn,
     /// The answer does not fit the turn's schema; the turn stays open for another answer.
@@ -103,7 +106,7 @@ struct Row {
 }
 
 /// The one table of codes. Meanings are written for the agent that reads them in `wfa --help`.
-const TABLE: [Row; 19] = [
+const TABLE: [Row; 20] = [
     Row {
         code: Code::HandlerFailed,
         wire: "handler-failed",
@@ -157,6 +160,12 @@ const TABLE: [Row; 19] = [
         wire: "busy",
         exit: Exit::Refused,
         meaning: "another call of yours is running; try again once it has answered",
+    },
+    Row {
+        code: Code::ResourceError,
+        wire: "resource-error",
+        exit: Exit::Refused,
+        meaning: "awf ran short of open files or memory and nothing ran; try again in a moment",
     },
     Row {
         code: Code::NotInTurn,
@@ -330,6 +339,7 @@ mod tests {
             "invalid-input",
             "unknown-tool",
             "busy",
+            "resource-error",
             "not-in-turn",
             "invalid-result",
             "unknown-turn",

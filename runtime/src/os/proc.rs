@@ -3,6 +3,7 @@
 //! process's descendants. Std and libc only (compiled into `wfa` too).
 
 use std::fs;
+use std::io;
 
 /// One line of `/proc/<pid>/stat`, the fields awf reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -96,20 +97,63 @@ pub fn descendants(root: i32, processes: &[Stat]) -> Vec<Stat> {
     found
 }
 
-/// Whether `pid` is `ancestor` or one of its descendants, by walking parents up from `pid`.
-pub fn descends_from(pid: i32, ancestor: i32) -> bool {
+/// The process `pid` as `/proc` shows it: `None` when there is no such process (it exited, or
+/// exits as it is read). A file that is there but cannot be read (out of file descriptors or
+/// memory) is an error: the question could not be asked, which is not a "no".
+pub fn read_stat(pid: i32) -> io::Result<Option<Stat>> {
+    let path = format!("/proc/{pid}/stat");
+    match fs::read_to_string(&path) {
+        Ok(text) => parse_stat(pid, &text).map(Some).ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("{path} is not a stat line"),
+            )
+        }),
+        Err(e) if e.kind() == io::ErrorKind::NotFound || e.raw_os_error() == Some(libc::ESRCH) => {
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Why [`descends_from`] could not tell: `/proc/<pid>/stat` of a process on the way up could not
+/// be read.
+#[derive(Debug)]
+pub struct LineageError {
+    pub pid: i32,
+    pub error: io::Error,
+}
+
+impl std::fmt::Display for LineageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "reading /proc/{}/stat failed: {}", self.pid, self.error)
+    }
+}
+
+/// Whether `pid` is `ancestor` or one of its descendants, by walking parents up from `pid`; an
+/// error when a parent on the way could not be read.
+pub fn descends_from(pid: i32, ancestor: i32) -> Result<bool, LineageError> {
+    descends_from_by(pid, ancestor, read_stat)
+}
+
+/// [`descends_from`], reading each process with `read`.
+fn descends_from_by(
+    pid: i32,
+    ancestor: i32,
+    mut read: impl FnMut(i32) -> io::Result<Option<Stat>>,
+) -> Result<bool, LineageError> {
     let mut at = pid;
     // A chain of parents is short; the bound only guards against a loop read mid-change.
     for _ in 0..512 {
         if at == ancestor {
-            return true;
+            return Ok(true);
         }
-        match stat(at) {
+        match read(at).map_err(|error| LineageError { pid: at, error })? {
             Some(s) if s.ppid > 0 && s.ppid != at => at = s.ppid,
-            _ => return false,
+            _ => return Ok(false),
         }
     }
-    false
+    Ok(false)
 }
 
 #[cfg(test)]
@@ -164,8 +208,44 @@ mod tests {
         let found: Vec<i32> = descendants(10, &table).iter().map(|s| s.pid).collect();
         assert_eq!(found, vec![11, 12]);
         let me = std::process::id() as i32;
-        assert!(descends_from(me, me));
-        assert!(descends_from(me, 1) || stat(1).is_none());
-        assert!(!descends_from(1, me));
+        assert!(descends_from(me, me).unwrap());
+        assert!(descends_from(me, 1).unwrap() || stat(1).is_none());
+        assert!(!descends_from(1, me).unwrap());
+    }
+
+    #[test]
+    fn a_parent_that_cannot_be_read_is_an_error_not_a_stranger() {
+        let p = |pid, ppid| Stat {
+            pid,
+            ppid,
+            pgid: pid,
+            state: 'S',
+            start: 1,
+        };
+        // 30 -> 20 -> 10; /proc/20/stat cannot be opened: out of file descriptors.
+        let read = |pid| match pid {
+            30 => Ok(Some(p(30, 20))),
+            20 => Err(io::Error::from_raw_os_error(libc::EMFILE)),
+            _ => Ok(Some(p(pid, 1))),
+        };
+        let error = descends_from_by(30, 10, read).unwrap_err();
+        assert_eq!(error.pid, 20);
+        assert_eq!(error.error.raw_os_error(), Some(libc::EMFILE));
+        assert!(
+            error
+                .to_string()
+                .starts_with("reading /proc/20/stat failed: "),
+            "{error}"
+        );
+        // A process that is gone is an answer: not a descendant.
+        let gone = |pid| {
+            if pid == 30 {
+                Ok(None)
+            } else {
+                Ok(Some(p(pid, 1)))
+            }
+        };
+        assert!(!descends_from_by(30, 10, gone).unwrap());
+        assert!(read_stat(i32::MAX).unwrap().is_none());
     }
 }

@@ -240,6 +240,17 @@ pub enum Event {
         uid: u32,
         why: String,
     },
+    /// A connection to an agent's socket whose sender awf could not check (`/proc` unreadable
+    /// for want of descriptors or memory): refused `resource-error`, not `forbidden`.
+    #[serde(rename_all = "camelCase")]
+    ChannelCheckFailed {
+        agent: String,
+        pid: i32,
+        uid: u32,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        errno: Option<i32>,
+        error: String,
+    },
     /// An agent opened in a continued run picks up the native session an earlier attempt left.
     #[serde(rename_all = "camelCase")]
     AgentResumed {

@@ -58,6 +58,13 @@ pub fn parts(event: &Value) -> LogLine {
             agent,
             format!("✗ socket refused a connection from {}", text("why")),
         ),
+        "channel-check-failed" => (
+            agent,
+            format!(
+                "✗ socket could not check a connection, refused it as resource-error: {}",
+                text("error")
+            ),
+        ),
         "run-ended" => (
             String::new(),
             with_reason(
