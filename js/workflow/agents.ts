@@ -15,6 +15,7 @@ import { registerHandlers, toolSpecs } from "./tools.ts";
 import { sendTo, type MessageOutcome } from "./messages.ts";
 import { refuseOwnAgent } from "./identity.ts";
 import { cancellableTurn } from "./scope.ts";
+import { timeoutOption } from "./timeout.ts";
 import { compactOf, forkOf, setOf, type CompactSpec, type ForkSpec, type SetSpec } from "./fork.ts";
 
 export type TurnOutcome<T> =
@@ -70,7 +71,13 @@ export class Agent {
     const refused = refusedOwn(this.key, "run");
     if (refused) return refused;
     const schema = spec.schema === undefined ? null : isTyped(spec.schema) ? spec.schema.schema : spec.schema;
-    const request = { run: this.#run, agent: this.key, prompt: spec.prompt, schema, timeout: spec.timeout ?? null };
+    let timeout: unknown;
+    try {
+      timeout = timeoutOption(`agent "${this.key}": run({ timeout })`, spec.timeout);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const request = { run: this.#run, agent: this.key, prompt: spec.prompt, schema, timeout };
     if (spec.id === undefined) return this.#start(request) as Promise<{ outcome: TurnOutcome<T> }>;
     const key = JSON.stringify([spec.prompt, schema, spec.timeout ?? null]);
     const earlier = this.#turns.get(spec.id);

@@ -11,6 +11,7 @@
 import * as ops from "awf:ops";
 import { opAsync } from "../core.ts";
 import { copyHandlers, registerHandlers, toolSpecs } from "./tools.ts";
+import { timeoutOption } from "./timeout.ts";
 
 export interface ForkSpec {
   /** The fork's key: a new agent of this run. */
@@ -49,7 +50,7 @@ export async function compactOf<O>(run: number, agent: string, spec: CompactSpec
   if (typeof spec !== "object" || spec === null) {
     throw new TypeError(`agent "${agent}": compact(spec) takes an object with a prompt: compact({ prompt: "what to keep" })`);
   }
-  const request = { run, agent, prompt: spec.prompt ?? null, timeout: spec.timeout ?? null };
+  const request = { run, agent, prompt: spec.prompt ?? null, timeout: timeoutOption(`agent "${agent}": compact({ timeout })`, spec.timeout) };
   const outcome = (await opAsync(ops.agent_compact(request))) as O;
   return { outcome };
 }

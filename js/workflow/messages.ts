@@ -12,6 +12,7 @@ import * as ops from "awf:ops";
 import { AwfError, clearTimer, onRequest, opAsync, startTimer } from "../core.ts";
 import { refuseInHandler } from "./identity.ts";
 import { currentScope, onScopeCancel } from "./scope.ts";
+import { timeoutOption } from "./timeout.ts";
 
 export interface Message<D = unknown> {
   /** The key of the agent that sent it. */
@@ -105,7 +106,8 @@ export function createReceiver(run: number, runId: string): Receiver {
     }
     let checked: { from: string | null; timeoutMs: number | null };
     try {
-      checked = ops.receive_check({ run, from: options?.from ?? null, timeout: options?.timeout ?? null }) as typeof checked;
+      const timeout = timeoutOption("wf.receive(options?)", options?.timeout);
+      checked = ops.receive_check({ run, from: options?.from ?? null, timeout }) as typeof checked;
     } catch (error) {
       return Promise.reject(error);
     }
@@ -184,7 +186,8 @@ export function sendTo(run: number, key: string, message: unknown, options?: { t
   }
   let pending: ops.Pending<unknown>;
   try {
-    pending = ops.agent_send({ run, agent: key, message, timeout: options?.timeout ?? null });
+    const timeout = timeoutOption(`agent "${key}": send(message, options?)`, options?.timeout);
+    pending = ops.agent_send({ run, agent: key, message, timeout });
   } catch (error) {
     return Promise.reject(error);
   }

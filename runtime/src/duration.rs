@@ -1,7 +1,7 @@
-//! Durations as authors and agents write them (`"30s"`, `"20m"`, `"1h"`, `"1500ms"`, `"1h30m"`)
-//! and as awf shows them, range-checked where they are given: at most `MAX_DURATION`, so that
-//! `Instant + duration` never overflows, and a time limit is never zero. A leaf but for the
-//! `Hint` trait.
+//! Durations as authors and agents write them (`"30s"`, `"20m"`, `"1h"`, `"1500ms"`; parts
+//! with the largest unit first, each unit once: `"1h30m"`) and as awf shows them, range-checked
+//! where they are given: at most `MAX_DURATION`, so that `Instant + duration` never overflows,
+//! and a time limit is never zero. A leaf but for the `Hint` trait.
 
 use std::time::Duration;
 
@@ -18,6 +18,10 @@ pub enum DurationError {
     NoUnit(String),
     #[error("\"{0}\" is not a duration; write it as 1500ms, 30s, 20m, 1h or 1h30m")]
     NotADuration(String),
+    #[error("\"{0}\" is not a duration: it has a space; write it without, as 1500ms, 30s, 20m, 1h or 1h30m")]
+    Spaces(String),
+    #[error("\"{0}\" is not a duration: a unit comes twice or out of order; give each unit once, the largest first, as 1h30m or 2m30s")]
+    UnitOrder(String),
     /// `{0}` is the value as it was given, quoted or with its unit.
     #[error("{0} is longer than awf takes (8784h); give a shorter time")]
     TooLong(String),
@@ -66,16 +70,26 @@ pub fn clamp_millis(ms: f64) -> Duration {
         .min(MAX_DURATION)
 }
 
-/// Parses `"1500ms"`, `"30s"`, `"20m"`, `"2h"`, `"1h30m"`, `"1.5s"`, up to [`MAX_DURATION`].
+/// The units a duration is written in, largest first: each part of a duration uses one, and
+/// the parts go from the largest unit to the smallest, each unit once (`1h30m`).
+const UNITS: [(&str, f64); 4] = [("h", 3600.0), ("m", 60.0), ("s", 1.0), ("ms", 0.001)];
+
+/// Parses `"1500ms"`, `"30s"`, `"20m"`, `"2h"`, `"1.5s"`, or parts from the largest unit to the
+/// smallest, each once (`"1h30m"`, `"2m30s"`), up to [`MAX_DURATION`]. Nothing else: no spaces,
+/// no unit twice (`"1h1h"`), none out of order (`"30m1h"`).
 pub fn parse_duration(text: &str) -> Result<Duration, DurationError> {
-    let trimmed = text.trim();
-    if trimmed.is_empty() {
+    if text.is_empty() {
         return Err(DurationError::Empty);
+    }
+    if text.contains(char::is_whitespace) {
+        return Err(DurationError::Spaces(text.to_string()));
     }
     let not_a_duration = || DurationError::NotADuration(text.to_string());
     let too_long = || DurationError::TooLong(format!("\"{text}\""));
     let mut total = Duration::ZERO;
-    let mut rest = trimmed;
+    let mut rest = text;
+    // The parts may use only units smaller than the one before.
+    let mut units = &UNITS[..];
     while !rest.is_empty() {
         let number_len = rest
             .find(|c: char| !(c.is_ascii_digit() || c == '.'))
@@ -88,13 +102,16 @@ pub fn parse_duration(text: &str) -> Result<Duration, DurationError> {
         let unit_len = rest
             .find(|c: char| c.is_ascii_digit() || c == '.')
             .unwrap_or(rest.len());
-        let seconds_per_unit = match &rest[..unit_len] {
-            "ms" => 0.001,
-            "s" => 1.0,
-            "m" => 60.0,
-            "h" => 3600.0,
-            _ => return Err(not_a_duration()),
+        let unit = &rest[..unit_len];
+        let Some(at) = units.iter().position(|(name, _)| *name == unit) else {
+            return Err(if UNITS.iter().any(|(name, _)| *name == unit) {
+                DurationError::UnitOrder(text.to_string())
+            } else {
+                not_a_duration()
+            });
         };
+        let seconds_per_unit = units[at].1;
+        units = &units[at + 1..];
         rest = &rest[unit_len..];
         let part = Duration::try_from_secs_f64(value * seconds_per_unit).map_err(|_| too_long())?;
         total = total
@@ -141,12 +158,40 @@ mod tests {
         assert_eq!(parse_duration("20m"), Ok(Duration::from_secs(1200)));
         assert_eq!(parse_duration("1h"), Ok(Duration::from_secs(3600)));
         assert_eq!(parse_duration("1h30m"), Ok(Duration::from_secs(5400)));
-        assert_eq!(parse_duration(" 1.5s "), Ok(Duration::from_millis(1500)));
+        assert_eq!(parse_duration("1.5s"), Ok(Duration::from_millis(1500)));
+        assert_eq!(
+            parse_duration("2m30s500ms"),
+            Ok(Duration::from_millis(150_500))
+        );
+    }
+
+    #[test]
+    fn one_number_and_one_unit_per_part_largest_first() {
+        for repeated in ["1h1h", "30m1h", "1s1m", "1ms1s", "1s1s"] {
+            let error = parse_duration(repeated).unwrap_err();
+            assert_eq!(
+                error,
+                DurationError::UnitOrder(repeated.into()),
+                "{repeated}"
+            );
+            assert!(error
+                .to_string()
+                .contains("give each unit once, the largest first"));
+        }
+        for spaced in [" 1s", "1s ", "1h 30m", "1\ts"] {
+            let error = parse_duration(spaced).unwrap_err();
+            assert_eq!(error, DurationError::Spaces(spaced.into()), "{spaced:?}");
+            assert!(error.to_string().contains("it has a space"));
+        }
+        assert_eq!(
+            parse_duration("1d").unwrap_err(),
+            DurationError::NotADuration("1d".into())
+        );
     }
 
     #[test]
     fn refuses_what_is_not_a_duration() {
-        for bad in ["", "30", "abc", "10x", "m", "1.2.3s", "-5s"] {
+        for bad in ["", "30", "abc", "10x", "m", "1.2.3s", "-5s", " ", "1hh"] {
             assert!(parse_duration(bad).is_err(), "{bad:?}");
         }
         assert!(parse_duration("30")

@@ -82,6 +82,7 @@ const SOURCES: &[(&str, &str)] = builtins![
     "workflow/scope",
     "workflow/tools",
     "workflow/stages",
+    "workflow/timeout",
     "typebox",
     "test/bun_test",
     "test/each_name",

@@ -175,6 +175,12 @@ fn check_name(name: &str) -> Result<(), ToolProblem> {
     {
         return Err(ToolProblem::NameCharacters);
     }
+    // Of `Object.prototype`'s names that fit the characters (`__proto__`, `constructor`), the one
+    // that does harm: `{ __proto__: t }` sets an object's prototype rather than a property, so
+    // such a tool would vanish from the object that holds it.
+    if name == "__proto__" {
+        return Err(ToolProblem::NameReserved);
+    }
     Ok(())
 }
 
@@ -221,6 +227,11 @@ mod tests {
             err(json!({"Add-Finding": {"description": "x"}})),
             "tool \"Add-Finding\": a tool name is lowercase letters, digits and _ (e.g. add_finding)"
         );
+        assert_eq!(
+            err(json!({"__proto__": {"description": "x"}})),
+            "tool \"__proto__\": __proto__ sets a JavaScript object's prototype rather than a property, so a tool may not be named so; give it another name (e.g. add_finding)"
+        );
+        assert!(ToolSet::from_json(&json!({"constructor": {"description": "x"}})).is_ok());
         assert!(err(json!({"a": {"description": " "}})).contains("description is missing"));
         assert!(
             err(json!({"a": {"description": "x", "input": {"type": "string"}}}))

@@ -26,6 +26,8 @@ pub enum ToolProblem {
     NameLength,
     #[error("a tool name is lowercase letters, digits and _ (e.g. add_finding)")]
     NameCharacters,
+    #[error("__proto__ sets a JavaScript object's prototype rather than a property, so a tool may not be named so; give it another name (e.g. add_finding)")]
+    NameReserved,
     #[error("must be made with tool({{ description, input?, handler, timeout? }})")]
     NotATool,
     #[error("description is missing; say what the tool is for and when to call it")]
