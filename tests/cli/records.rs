@@ -185,3 +185,220 @@ fn a_cwd_where_records_cannot_be_written_fails_with_the_path() {
         "{stderr}"
     );
 }
+
+#[test]
+fn past_the_events_cap_later_events_are_counted_even_small_ones() {
+    let project = TempProject::new();
+    project.file(
+        "wf.ts",
+        r#"export default defineWorkflow({
+  meta: { name: "t", description: "One large line, then small ones." },
+  async run(wf) {
+    wf.log("small");
+    wf.log("x".repeat(5000));
+    for (let i = 0; i < 10; i++) wf.log(`after ${i}`);
+    return "still here";
+  },
+});
+"#,
+    );
+    let ran = project
+        .awf(&["run", "wf.ts", "--json"])
+        .env("AWF_MAX_EVENTS_BYTES", "4000")
+        .run();
+    let record = ran.assert_success().json();
+    assert_eq!(record["value"], "still here");
+    assert_eq!(record["eventsDropped"], 11, "{record}");
+    let events = project.events("t");
+    let logs: Vec<&str> = events
+        .iter()
+        .filter(|e| e["event"] == "log")
+        .map(|e| e["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(logs, ["small"]);
+    let kinds: Vec<&str> = events
+        .iter()
+        .map(|e| e["event"].as_str().unwrap())
+        .collect();
+    let capped = kinds.iter().position(|k| *k == "events-capped").unwrap();
+    assert_eq!(&kinds[capped + 1..], ["run-ended"], "{kinds:?}");
+}
+
+/// Two stages; the second fails until a file `fixed` exists. Each attempt appends its number to
+/// `attempts.log`.
+const FAILING_STAGES: &str = r#"import { appendFileSync, existsSync } from "node:fs";
+
+export default defineWorkflow({
+  meta: { name: "t", description: "Fails in its second stage until fixed." },
+  async run(wf) {
+    appendFileSync("attempts.log", `${wf.attempt}\n`);
+    await wf.stage("one", async () => {});
+    await wf.stage("two", async () => {
+      if (!existsSync("fixed")) throw new Error("not yet");
+    });
+    return wf.attempt;
+  },
+});
+"#;
+
+fn attempts_log(project: &TempProject) -> Vec<u32> {
+    project
+        .read("attempts.log")
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect()
+}
+
+/// `awf run wf.ts --continue r1`: its exit code and stderr.
+fn continue_r1(project: &TempProject, extra: &[&str]) -> (Option<i32>, String) {
+    let mut args = vec!["run", "wf.ts", "--continue", "r1"];
+    args.extend_from_slice(extra);
+    let ran = project.awf(&args).run();
+    (ran.code, ran.stderr.clone())
+}
+
+/// `awf runs`: its JSON, and the problems it names on stderr.
+fn runs(project: &TempProject) -> (Vec<Value>, String) {
+    let table = project.awf(&["runs"]).run();
+    table.assert_success();
+    let listed = project.awf(&["runs", "--json"]).run();
+    (
+        serde_json::from_str(&listed.stdout).unwrap(),
+        table.stderr.clone(),
+    )
+}
+
+#[test]
+fn broken_records_are_named_with_what_to_do() {
+    let project = TempProject::new();
+    project.file("wf.ts", FAILING_STAGES);
+    assert_eq!(
+        project.awf(&["run", "wf.ts", "--id", "r1"]).run().code,
+        Some(1)
+    );
+    assert_eq!(continue_r1(&project, &[]).0, Some(1));
+    let dir = project.only_run_dir("t");
+    let attempt_2 = dir.join("attempts/2.json");
+
+    // An attempt record that holds no attempt number.
+    fs::write(&attempt_2, "{}").unwrap();
+    let (code, stderr) = continue_r1(&project, &[]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "awf: --continue r1: {}: holds no attempt number, so not an attempt record (one has \"attempt\": 2)",
+            attempt_2.display()
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "hint: move it away (`mv {0} {0}.broken`) and continue again",
+            attempt_2.display()
+        )),
+        "{stderr}"
+    );
+    let names: Vec<String> = fs::read_dir(dir.join("attempts"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names.len(), 2, "no attempt was started: {names:?}");
+    let (listed, problems) = runs(&project);
+    assert_eq!(listed[0]["status"], "unreadable", "{listed:?}");
+    assert_eq!(listed[0]["runId"], "r1");
+    assert!(listed[0]["problem"]
+        .as_str()
+        .unwrap()
+        .contains("holds no attempt number"));
+    assert!(problems.contains("awf: run r1 of t: "), "{problems}");
+    assert!(problems.contains("hint: move it away"), "{problems}");
+
+    // Moved away as the hint says: the next attempt is 3, not a second 2.
+    fs::rename(&attempt_2, dir.join("attempts/2.json.broken")).unwrap();
+    assert_eq!(continue_r1(&project, &[]).0, Some(1));
+    assert_eq!(attempts_log(&project), [1, 2, 3]);
+    assert_eq!(read_json(&dir.join("attempts/3.json"))["attempt"], 3);
+
+    // A stage record that is not UTF-8.
+    let stage_one = dir.join("stages/one.json");
+    fs::write(&stage_one, [0xff, 0xfe, b'{']).unwrap();
+    let (code, stderr) = continue_r1(&project, &[]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "{}: is not UTF-8 text, so not a record",
+            stage_one.display()
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("or add --fresh-stages to run every stage again"),
+        "{stderr}"
+    );
+    let (listed, problems) = runs(&project);
+    assert_eq!(listed[0]["status"], "failed", "{listed:?}");
+    assert!(problems.contains("is not UTF-8 text"), "{problems}");
+    // --fresh-stages reads no stage record, and runs stage one again.
+    assert_eq!(continue_r1(&project, &["--fresh-stages"]).0, Some(1));
+    assert_eq!(attempts_log(&project), [1, 2, 3, 4]);
+    assert_eq!(read_json(&stage_one)["attempt"], 4);
+
+    // `stages` replaced by a file.
+    fs::remove_dir_all(dir.join("stages")).unwrap();
+    fs::write(dir.join("stages"), "").unwrap();
+    let (code, stderr) = continue_r1(&project, &[]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "{}: is a file, where awf keeps a folder of records",
+            dir.join("stages").display()
+        )),
+        "{stderr}"
+    );
+    fs::remove_file(dir.join("stages")).unwrap();
+
+    // A truncated run.json: the run is listed, not hidden, and cannot be continued.
+    let run_json = fs::read_to_string(dir.join("run.json")).unwrap();
+    fs::write(dir.join("run.json"), &run_json[..run_json.len() / 2]).unwrap();
+    let (listed, problems) = runs(&project);
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    assert_eq!(
+        (
+            &listed[0]["workflow"],
+            &listed[0]["runId"],
+            &listed[0]["status"]
+        ),
+        (&json!("t"), &json!("r1"), &json!("unreadable"))
+    );
+    assert!(
+        problems.contains("run.json: is not a whole JSON record"),
+        "{problems}"
+    );
+    let (code, stderr) = continue_r1(&project, &[]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("run.json: is not a whole JSON record"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("hint: a run without a readable run.json cannot be continued"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_deleted_attempt_record_does_not_make_its_number_free_again() {
+    let project = TempProject::new();
+    project.file("wf.ts", FAILING_STAGES);
+    assert_eq!(
+        project.awf(&["run", "wf.ts", "--id", "r1"]).run().code,
+        Some(1)
+    );
+    let dir = project.only_run_dir("t");
+    fs::remove_file(dir.join("attempts/1.json")).unwrap();
+    fs::write(project.path().join("fixed"), "").unwrap();
+    let ran = project.awf(&["run", "wf.ts", "--continue", "r1"]).run();
+    assert_eq!(ran.assert_success().json(), 2);
+    assert_eq!(attempts_log(&project), [1, 2]);
+    assert!(!dir.join("attempts/1.json").exists());
+}

@@ -1,5 +1,6 @@
 //! `awf runs`: the runs under a cwd, the latest attempted first, with their derived status,
-//! attempts, the stage reached, start, time taken and the command that continues each.
+//! attempts, the stage reached, start, time taken and the command that continues each; under
+//! the table, each record that cannot be read, named, with what to do.
 
 use std::io::Write;
 use std::time::Duration;
@@ -65,7 +66,28 @@ fn list(args: RunsArgs) -> Result<i32, Failure> {
             break;
         }
     }
+    report_problems(&runs, &cwd);
     Ok(0)
+}
+
+/// Under the table, on stderr: each record that cannot be read, and what to do about it.
+fn report_problems(runs: &[RunStatus], cwd: &std::path::Path) {
+    for run in runs {
+        let Some(problem) = &run.problem else {
+            continue;
+        };
+        let file = std::path::Path::new(&run.file);
+        let shown = match file.strip_prefix(cwd).unwrap_or(file).display().to_string() {
+            shown if shown.is_empty() => "FILE".to_string(),
+            shown => shown,
+        };
+        eprintln!(
+            "awf: run {} of {}: {problem}\nhint: {}",
+            run.id,
+            run.workflow,
+            status::repair_hint(&run.dir, &shown, run.broken.as_deref())
+        );
+    }
 }
 
 fn row(run: &RunStatus, cwd: &std::path::Path) -> [String; 8] {

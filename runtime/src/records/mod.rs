@@ -85,10 +85,11 @@ struct EventsFile {
 }
 
 impl EventsFile {
-    /// Writes `line`, or past the cap, the `events-capped` line once and then nothing;
+    /// Writes `line`, or past the cap, the `events-capped` line once and then nothing, however
+    /// small a later line (one that no longer fits may be much larger than those after it);
     /// `always` lines (the run's end) are written past the cap too.
     fn write(&mut self, line: &str, always: bool) -> io::Result<()> {
-        let fits = self.bytes + line.len() as u64 <= self.cap;
+        let fits = self.dropped == 0 && self.bytes + line.len() as u64 <= self.cap;
         if fits || always {
             self.bytes += line.len() as u64;
             return self.file.write_all(line.as_bytes());
@@ -509,6 +510,30 @@ mod tests {
         assert_eq!(&kinds[capped + 1..], ["run-ended"]);
         assert_eq!(events[capped]["limitBytes"], 300);
         assert_eq!(run.dropped_events(), 20 - capped as u64);
+        fs::remove_dir_all(cwd).unwrap();
+    }
+
+    #[test]
+    fn past_its_cap_a_smaller_event_that_would_fit_is_counted_not_written() {
+        let cwd = scratch("cap-small");
+        let run = RunDir::create(&cwd, "hello", "r1").unwrap();
+        run.events.lock().unwrap().cap = 2000;
+        let log = |message: String| Event::Log {
+            message,
+            fields: None,
+        };
+        run.append(&log("small".into())).unwrap();
+        run.append(&log("x".repeat(3000))).unwrap();
+        for n in 0..5 {
+            run.append(&log(format!("after {n}"))).unwrap();
+        }
+        let events = reader::read_events(&run.path().join("events.jsonl")).unwrap();
+        let kinds: Vec<&str> = events
+            .iter()
+            .map(|e| e["event"].as_str().unwrap())
+            .collect();
+        assert_eq!(kinds, ["log", "events-capped"]);
+        assert_eq!(run.dropped_events(), 6);
         fs::remove_dir_all(cwd).unwrap();
     }
 

@@ -31,34 +31,114 @@ pub struct PriorSession {
     pub attempt: u32,
 }
 
-/// Reads a record file; `None` when it is missing. A file that is not JSON, or is of a newer
-/// version, is an error naming it.
+/// A record file awf cannot use, and what is wrong with it. It travels inside an `io::Error`
+/// (of the failure's own kind), so that a caller can name the file in its hint
+/// ([`broken_record`]).
+#[derive(Debug)]
+pub struct BrokenRecord {
+    pub path: PathBuf,
+    pub problem: String,
+}
+
+impl std::fmt::Display for BrokenRecord {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.path.display(), self.problem)
+    }
+}
+
+impl std::error::Error for BrokenRecord {}
+
+fn broken(kind: io::ErrorKind, path: &Path, problem: String) -> io::Error {
+    io::Error::new(
+        kind,
+        BrokenRecord {
+            path: path.to_path_buf(),
+            problem,
+        },
+    )
+}
+
+/// The record file an error is about, when it is one of these.
+pub fn broken_record(error: &io::Error) -> Option<&BrokenRecord> {
+    error.get_ref()?.downcast_ref::<BrokenRecord>()
+}
+
+/// Why `path` could not be read, in words that name it.
+fn unreadable(path: &Path, e: io::Error) -> io::Error {
+    let problem = match e.kind() {
+        io::ErrorKind::InvalidData => "is not UTF-8 text, so not a record".to_string(),
+        io::ErrorKind::IsADirectory => "is a folder, not a record".to_string(),
+        io::ErrorKind::NotADirectory => {
+            "cannot be read: a file is in the way of a folder above it".to_string()
+        }
+        _ => format!("cannot be read: {e}"),
+    };
+    broken(e.kind(), path, problem)
+}
+
+/// Reads a record file; `None` when it is missing. A file that cannot be read, is not JSON, or
+/// is of a newer version, is an error naming it ([`BrokenRecord`]).
 pub fn read(path: &Path) -> io::Result<Option<Value>> {
     match fs::read_to_string(path) {
         Ok(text) => parse(path, &text).map(Some),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(e),
+        Err(e) => Err(unreadable(path, e)),
     }
 }
 
 fn parse(path: &Path, text: &str) -> io::Result<Value> {
-    let value: Value = serde_json::from_str(text).map_err(|e| {
-        io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("{}: not a record ({e})", path.display()),
-        )
-    })?;
-    if value["version"].as_u64().is_some_and(|v| v > VERSION) {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!(
-                "{}: written by a newer awf (version {}); use that awf",
-                path.display(),
-                value["version"]
-            ),
+    let invalid = |problem: String| broken(io::ErrorKind::InvalidData, path, problem);
+    let value: Value = match serde_json::from_str(text) {
+        Ok(value) => value,
+        Err(_) if text.trim().is_empty() => return Err(invalid("is empty, not a record".into())),
+        Err(e) => return Err(invalid(format!("is not a whole JSON record ({e})"))),
+    };
+    if !value.is_object() {
+        return Err(invalid(
+            "holds JSON that is not an object, so not a record".into(),
         ));
     }
+    if value["version"].as_u64().is_some_and(|v| v > VERSION) {
+        return Err(invalid(format!(
+            "written by a newer awf (version {}); use that awf",
+            value["version"]
+        )));
+    }
     Ok(value)
+}
+
+/// A folder of records (`attempts`, `stages`): its entries' names; none when it is missing.
+fn record_names(dir: &Path) -> io::Result<Vec<String>> {
+    match fs::read_dir(dir) {
+        Ok(entries) => Ok(entries
+            .flatten()
+            .filter_map(|e| Some(e.file_name().to_str()?.strip_suffix(".json")?.to_string()))
+            .collect()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(e) if e.kind() == io::ErrorKind::NotADirectory => Err(broken(
+            e.kind(),
+            dir,
+            "is a file, where awf keeps a folder of records".into(),
+        )),
+        Err(e) => Err(broken(e.kind(), dir, format!("cannot be listed: {e}"))),
+    }
+}
+
+/// An attempt record read from `attempts/<n>.json` must say it is attempt `n`.
+fn check_attempt(path: &Path, n: u32, record: Value) -> io::Result<Value> {
+    match record.get("attempt").and_then(Value::as_u64) {
+        Some(said) if said == u64::from(n) => Ok(record),
+        Some(said) => Err(broken(
+            io::ErrorKind::InvalidData,
+            path,
+            format!("says it is attempt {said}, not {n}"),
+        )),
+        None => Err(broken(
+            io::ErrorKind::InvalidData,
+            path,
+            format!("holds no attempt number, so not an attempt record (one has \"attempt\": {n})"),
+        )),
+    }
 }
 
 /// Writes `value` at `target` whole, failing with `AlreadyExists` if the name is taken. A run
@@ -122,20 +202,17 @@ pub fn with_ending(mut attempt: Value, output: &Value) -> Value {
 /// and which a reader meets empty or cut off while it is written. `make_ending_durable` settles
 /// it before a new attempt replaces output.json.
 pub fn attempts(run: &Path) -> io::Result<Vec<Value>> {
-    let mut numbers: Vec<u32> = match fs::read_dir(run.join("attempts")) {
-        Ok(entries) => entries
-            .flatten()
-            .filter_map(|e| e.file_name().to_str()?.strip_suffix(".json")?.parse().ok())
-            .collect(),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => return Err(e),
-    };
+    let mut numbers: Vec<u32> = record_names(&run.join("attempts"))?
+        .iter()
+        .filter_map(|name| name.parse().ok())
+        .collect();
     numbers.sort_unstable();
     let last = numbers.pop();
     let mut found = Vec::new();
     for n in numbers {
-        if let Some(record) = read(&attempt_path(run, n))? {
-            found.push(record);
+        let path = attempt_path(run, n);
+        if let Some(record) = read(&path)? {
+            found.push(check_attempt(&path, n, record)?);
         }
     }
     if let Some(n) = last {
@@ -144,14 +221,31 @@ pub fn attempts(run: &Path) -> io::Result<Vec<Value>> {
     Ok(found)
 }
 
+/// The number the next attempt of the run in `run` takes: one past every attempt any record
+/// shows (an attempt's own record, or output.json's, which outlives a record moved away), so
+/// that no number is used twice.
+pub fn next_attempt(run: &Path, attempts: &[Value]) -> u32 {
+    let recorded = attempts
+        .iter()
+        .filter_map(|a| a["attempt"].as_u64())
+        .max()
+        .unwrap_or(0);
+    // output.json of records from before attempts has no number: it was the first.
+    let ended = read(&run.join("output.json"))
+        .ok()
+        .flatten()
+        .map_or(0, |o| o["attempt"].as_u64().unwrap_or(1));
+    u32::try_from(recorded.max(ended)).unwrap_or(u32::MAX - 1) + 1
+}
+
 fn last_attempt(run: &Path, n: u32) -> io::Result<Option<Value>> {
     let path = attempt_path(run, n);
     let text = match fs::read_to_string(&path) {
         Ok(text) => text,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e),
+        Err(e) => return Err(unreadable(&path, e)),
     };
-    let own = parse(&path, &text);
+    let own = parse(&path, &text).and_then(|record| check_attempt(&path, n, record));
     if own.as_ref().is_ok_and(has_ended) {
         return own.map(Some);
     }
@@ -197,22 +291,33 @@ pub fn make_ending_durable(run: &Path) -> io::Result<()> {
 
 /// The stage records of a run folder (not the replaced ones), by name.
 pub fn stages(run: &Path) -> io::Result<Vec<Value>> {
-    let mut names: Vec<String> = match fs::read_dir(run.join("stages")) {
-        Ok(entries) => entries
-            .flatten()
-            .filter_map(|e| Some(e.file_name().to_str()?.strip_suffix(".json")?.to_string()))
-            .collect(),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => return Err(e),
-    };
+    let mut names = record_names(&run.join("stages"))?;
     names.sort();
     let mut found = Vec::new();
     for name in names {
-        if let Some(record) = read(&stage_path(run, &name))? {
-            found.push(record);
+        let path = stage_path(run, &name);
+        if let Some(record) = read(&path)? {
+            found.push(check_stage(&path, &name, record)?);
         }
     }
     Ok(found)
+}
+
+/// A stage record read from `stages/<name>.json` must say it is stage `name`.
+fn check_stage(path: &Path, name: &str, record: Value) -> io::Result<Value> {
+    match record.get("stage").and_then(Value::as_str) {
+        Some(said) if said == name => Ok(record),
+        Some(said) => Err(broken(
+            io::ErrorKind::InvalidData,
+            path,
+            format!("says it is stage {said}, not {name}"),
+        )),
+        None => Err(broken(
+            io::ErrorKind::InvalidData,
+            path,
+            format!("holds no stage name, so not a stage record (one has \"stage\": \"{name}\")"),
+        )),
+    }
 }
 
 /// Where a stage record sorts among the run's stages, by when it started: its `startedAt`, then
@@ -352,6 +457,71 @@ mod tests {
         replace(&stage_path(&dir, "plan"), &json!({"version": 9})).unwrap();
         let error = stages(&dir).unwrap_err();
         assert!(error.to_string().contains("newer awf"), "{error}");
+        fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// The broken record an error names, and what it says is wrong.
+    fn named(error: io::Error) -> (PathBuf, String) {
+        let broken = broken_record(&error).expect("names its record");
+        (broken.path.clone(), broken.problem.clone())
+    }
+
+    #[test]
+    fn a_broken_record_is_named_with_what_is_wrong_never_guessed_around() {
+        let dir = scratch("broken");
+        claim(&attempt_path(&dir, 1), &started(1)).unwrap();
+        fs::write(attempt_path(&dir, 2), "{}").unwrap();
+        assert_eq!(
+            named(attempts(&dir).unwrap_err()),
+            (
+                attempt_path(&dir, 2),
+                "holds no attempt number, so not an attempt record (one has \"attempt\": 2)".into()
+            )
+        );
+        replace(&attempt_path(&dir, 2), &started(3)).unwrap();
+        assert_eq!(
+            named(attempts(&dir).unwrap_err()).1,
+            "says it is attempt 3, not 2"
+        );
+        // Moved away: no longer read, and its number is not given again while output.json or an
+        // event shows it.
+        fs::rename(attempt_path(&dir, 2), dir.join("attempts/2.json.broken")).unwrap();
+        let found = attempts(&dir).unwrap();
+        assert_eq!(found.len(), 1);
+        assert_eq!(next_attempt(&dir, &found), 2);
+        replace(&dir.join("output.json"), &output(2, "failed")).unwrap();
+        assert_eq!(next_attempt(&dir, &found), 3);
+
+        fs::write(stage_path(&dir, "plan"), [0xff, 0xfe]).unwrap();
+        assert_eq!(
+            named(stages(&dir).unwrap_err()),
+            (
+                stage_path(&dir, "plan"),
+                "is not UTF-8 text, so not a record".into()
+            )
+        );
+        fs::write(stage_path(&dir, "plan"), "{\"version\": 1, \"stage\": \"pl").unwrap();
+        assert!(named(stages(&dir).unwrap_err())
+            .1
+            .starts_with("is not a whole JSON record ("));
+        replace(
+            &stage_path(&dir, "plan"),
+            &json!({"version": 1, "stage": "ship"}),
+        )
+        .unwrap();
+        assert_eq!(
+            named(stages(&dir).unwrap_err()).1,
+            "says it is stage ship, not plan"
+        );
+        fs::remove_dir_all(dir.join("stages")).unwrap();
+        fs::write(dir.join("stages"), "").unwrap();
+        assert_eq!(
+            named(stages(&dir).unwrap_err()),
+            (
+                dir.join("stages"),
+                "is a file, where awf keeps a folder of records".into()
+            )
+        );
         fs::remove_dir_all(dir).unwrap();
     }
 

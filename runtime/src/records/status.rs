@@ -32,12 +32,21 @@ pub struct RunStatus {
     pub pid: Option<i32>,
     /// The reason of the last attempt's ending, when it has one.
     pub reason: Option<String>,
+    /// A record of the run awf cannot read: the file and what is wrong with it. A run whose
+    /// run.json or attempt records are broken is `unreadable`; one whose stage records are keeps
+    /// its status but shows no stage.
+    pub problem: Option<String>,
+    /// The record the problem is about, when it names one.
+    pub broken: Option<PathBuf>,
 }
+
+/// The status of a run whose records say nothing awf can use.
+pub const UNREADABLE: &str = "unreadable";
 
 impl RunStatus {
     /// Whether `awf run --continue` may start an attempt of it.
     pub fn can_continue(&self) -> bool {
-        !matches!(self.status.as_str(), "running" | "completed")
+        !matches!(self.status.as_str(), "running" | "completed" | UNREADABLE)
     }
 
     /// The command that continues the run from `cwd`, when it can be continued.
@@ -69,6 +78,7 @@ impl RunStatus {
             "pid": self.pid,
             "reason": self.reason,
             "continue": self.continue_command(cwd),
+            "problem": self.problem,
         })
     }
 }
@@ -86,10 +96,18 @@ pub fn shell_word(word: &str) -> String {
     }
 }
 
-/// The status of the run in `dir`; `None` when `dir` holds no run.
+/// The status of the run in `dir`; `None` when `dir` holds no run (no run.json). A run whose
+/// records cannot be read is `unreadable`, with the problem named, never left out.
 pub fn status_of(dir: &Path) -> Option<RunStatus> {
-    let run = run_files::read(&dir.join("run.json")).ok()??;
-    let attempts = run_files::attempts(dir).unwrap_or_default();
+    let run = match run_files::read(&dir.join("run.json")) {
+        Ok(Some(run)) => run,
+        Ok(None) => return None,
+        Err(e) => return Some(unreadable(dir, &Value::Null, e)),
+    };
+    let attempts = match run_files::attempts(dir) {
+        Ok(attempts) => attempts,
+        Err(e) => return Some(unreadable(dir, &run, e)),
+    };
     let now = time::unix_millis(SystemTime::now());
     let mut duration_ms = 0;
     let mut live = None;
@@ -117,7 +135,10 @@ pub fn status_of(dir: &Path) -> Option<RunStatus> {
             .and_then(|o| o["outcome"].as_str().map(str::to_string))
             .unwrap_or_else(|| super::ending::INTERRUPTED.to_string()),
     };
-    let stage = stage_reached(dir, live.is_some());
+    let (stage, problem, broken) = match stage_reached(dir, live.is_some()) {
+        Ok(stage) => (stage, None, None),
+        Err(e) => (None, Some(e.to_string()), broken_path(&e)),
+    };
     let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
     Some(RunStatus {
         dir: dir.to_path_buf(),
@@ -134,22 +155,85 @@ pub fn status_of(dir: &Path) -> Option<RunStatus> {
         duration_ms,
         pid: live,
         reason: last.and_then(|a| a["reason"].as_str().map(str::to_string)),
+        problem,
+        broken,
     })
+}
+
+fn broken_path(error: &std::io::Error) -> Option<PathBuf> {
+    run_files::broken_record(error).map(|broken| broken.path.clone())
+}
+
+/// A run whose run.json (`run` is then null) or attempt records cannot be read: named by its
+/// folder where run.json cannot say, with the problem.
+fn unreadable(dir: &Path, run: &Value, error: std::io::Error) -> RunStatus {
+    let named = |key: &str, folder: Option<&Path>| {
+        run[key].as_str().map(str::to_string).unwrap_or_else(|| {
+            folder
+                .and_then(Path::file_name)
+                .map(|name| name.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        })
+    };
+    RunStatus {
+        dir: dir.to_path_buf(),
+        workflow: named("workflow", dir.parent()),
+        id: named("runId", Some(dir)),
+        file: named("file", None),
+        status: UNREADABLE.to_string(),
+        attempts: 0,
+        stage: None,
+        started_at: named("startedAt", None),
+        // When it was last written to, for the latest run: its events were appended last.
+        attempted_at: std::fs::metadata(dir.join("events.jsonl"))
+            .and_then(|m| m.modified())
+            .map(time::rfc3339)
+            .unwrap_or_else(|_| named("startedAt", None)),
+        duration_ms: 0,
+        pid: None,
+        reason: None,
+        problem: Some(error.to_string()),
+        broken: broken_path(&error),
+    }
 }
 
 /// The stage started last and how it stands; one without an ending is running while the run
 /// is, and interrupted otherwise.
-fn stage_reached(dir: &Path, live: bool) -> Option<(String, String)> {
-    let stages = run_files::stages(dir).unwrap_or_default();
-    let last = stages
-        .iter()
-        .max_by_key(|s| run_files::stage_start_key(s))?;
+fn stage_reached(dir: &Path, live: bool) -> std::io::Result<Option<(String, String)>> {
+    let stages = run_files::stages(dir)?;
+    let Some(last) = stages.iter().max_by_key(|s| run_files::stage_start_key(s)) else {
+        return Ok(None);
+    };
     let outcome = match last["outcome"].as_str() {
         Some(outcome) => outcome.to_string(),
         None if live => "running".to_string(),
         None => super::ending::INTERRUPTED.to_string(),
     };
-    Some((last["stage"].as_str()?.to_string(), outcome))
+    Ok(last["stage"]
+        .as_str()
+        .map(|name| (name.to_string(), outcome)))
+}
+
+/// What to do about the broken record at `path` of the run in `dir` (`shown`: its workflow
+/// file as the user names it); `None` when the error named no file.
+pub fn repair_hint(dir: &Path, shown: &str, path: Option<&Path>) -> String {
+    let start_new = format!("start a new run (`awf run {shown}`)");
+    match path {
+        Some(path) if path == dir.join("run.json") => format!(
+            "a run without a readable run.json cannot be continued: {start_new}, and move {} out of .awf/runs to drop it from `awf runs`",
+            shell_word(&dir.display().to_string())
+        ),
+        Some(path) => {
+            let path_word = shell_word(&path.display().to_string());
+            let moved = format!("move it away (`mv {path_word} {path_word}.broken`) and continue again");
+            if path.starts_with(dir.join("stages")) && path != dir.join("stages") {
+                format!("{moved}: its stage then runs again; or add --fresh-stages to run every stage again")
+            } else {
+                moved
+            }
+        }
+        None => format!("fix what keeps awf from reading it, or {start_new}"),
+    }
 }
 
 /// Every run under `<cwd>/.awf/runs`, the latest attempted first.
@@ -238,6 +322,51 @@ mod tests {
         assert_eq!(list(&cwd).len(), 1);
         assert_eq!(latest_of(&cwd, "wf").unwrap().id, "r1");
         assert!(latest_of(&cwd, "other").is_none());
+        std::fs::remove_dir_all(cwd).unwrap();
+    }
+
+    #[test]
+    fn a_run_with_a_broken_record_is_listed_unreadable_naming_it() {
+        let dir = run("broken");
+        let cwd = dir.ancestors().nth(4).unwrap().to_path_buf();
+        std::fs::write(dir.join("run.json"), "{\"version\": 1, \"runId").unwrap();
+        let listed = list(&cwd);
+        assert_eq!(listed.len(), 1, "a broken run is listed, not hidden");
+        let status = &listed[0];
+        assert_eq!(
+            (
+                status.workflow.as_str(),
+                status.id.as_str(),
+                status.status.as_str()
+            ),
+            ("wf", "r1", UNREADABLE)
+        );
+        assert!(status
+            .problem
+            .as_deref()
+            .unwrap()
+            .contains("run.json: is not a whole JSON record"));
+        assert_eq!(
+            status.broken.as_deref(),
+            Some(dir.join("run.json").as_path())
+        );
+        assert_eq!(status.continue_command(&cwd), None);
+        assert!(repair_hint(&dir, "wf.ts", status.broken.as_deref())
+            .starts_with("a run without a readable run.json cannot be continued: start a new run (`awf run wf.ts`)"));
+
+        replace(
+            &dir.join("run.json"),
+            &json!({"version": 1, "runId": "r1", "workflow": "wf", "file": cwd.join("wf.ts"), "startedAt": "2026-12-01T10:00:00.000Z"}),
+        )
+        .unwrap();
+        std::fs::create_dir_all(dir.join("attempts")).unwrap();
+        std::fs::write(attempt_path(&dir, 1), "{}").unwrap();
+        let status = status_of(&dir).unwrap();
+        assert_eq!(status.status, UNREADABLE);
+        assert_eq!(status.broken, Some(attempt_path(&dir, 1)));
+        assert!(
+            repair_hint(&dir, "wf.ts", status.broken.as_deref()).starts_with("move it away (`mv ")
+        );
         std::fs::remove_dir_all(cwd).unwrap();
     }
 

@@ -158,14 +158,22 @@ pub fn continue_run(
         }
     };
     let id = found.id.clone();
+    if found.status == status::UNREADABLE {
+        let problem = found.problem.clone().unwrap_or_default();
+        return Err(refused(
+            format!("--continue {id}: {problem}"),
+            &status::repair_hint(&found.dir, &shown, found.broken.as_deref()),
+        ));
+    }
     if !ask.words.is_empty() {
         return Err(refused(
             format!("--continue {id}: a continued run keeps the input of its first attempt, so words after `--` are refused"),
             &format!("drop the words: `awf run {shown} --continue {id}`; for another input, start a new run"),
         ));
     }
+    let unreadable = |e: std::io::Error| unreadable(&id, &found.dir, &shown, e);
     let run = run_files::read(&found.dir.join("run.json"))
-        .map_err(|e| unreadable(&found.dir, e))?
+        .map_err(unreadable)?
         .unwrap_or_default();
     let recorded_cwd = run["cwd"].as_str().unwrap_or_default();
     if recorded_cwd != cwd.display().to_string() {
@@ -200,7 +208,12 @@ pub fn continue_run(
             &format!("wait for it to end, or stop it (`kill {pid}`), then continue it"),
         ));
     }
-    let mut plan = StagePlan::from_records(&found.dir).map_err(|e| unreadable(&found.dir, e))?;
+    // --fresh-stages reuses no stage, so it reads no stage record: a broken one is no obstacle.
+    let mut plan = if facts.fresh_stages {
+        StagePlan::default()
+    } else {
+        StagePlan::from_records(&found.dir).map_err(unreadable)?
+    };
     if found.status == "completed" && facts.from_stage.is_none() && !facts.fresh_stages {
         let done = plan.succeeded().join(", ");
         return Err(refused(
@@ -229,19 +242,21 @@ pub fn continue_run(
     }
     plan.from_stage = facts.from_stage.map(str::to_string);
     plan.fresh = facts.fresh_stages;
-    let attempts = run_files::attempts(&found.dir).map_err(|e| unreadable(&found.dir, e))?;
+    let attempts = run_files::attempts(&found.dir).map_err(unreadable)?;
     let before = attempts.last().cloned().unwrap_or_default();
-    let attempt = before["attempt"].as_u64().unwrap_or(0) as u32 + 1;
+    let (sessions, evented) = prior_sessions(&found.dir);
+    let attempt = run_files::next_attempt(&found.dir, &attempts).max(evented + 1);
     // This attempt's output.json will replace the last one's, which may be the only durable
     // record of how that attempt ended.
     run_files::make_ending_durable(&found.dir).map_err(|e| cannot_write(cwd, e))?;
     let records = RunDir::reopen(&found.dir).map_err(|e| cannot_write(cwd, e))?;
     let record = claim_attempt(&records, attempt, facts, Claim::Wait)?;
-    let changed = before
-        .get("sources")
-        .map(|old| (attempt - 1, super::sources::changes(old, facts.sources)));
+    let changed = before.get("sources").map(|old| {
+        let number = before["attempt"].as_u64().unwrap_or_default() as u32;
+        (number, super::sources::changes(old, facts.sources))
+    });
     Ok(AttemptStart {
-        sessions: prior_sessions(&found.dir),
+        sessions,
         records,
         run_id: id,
         attempt,
@@ -303,17 +318,19 @@ fn claim_attempt(
 }
 
 /// The native session each agent had last, from the run's events (every attempt's; a crash
-/// leaves them too).
-pub fn prior_sessions(dir: &Path) -> HashMap<String, PriorSession> {
+/// leaves them too), and the highest attempt the events name (0 when none does).
+pub fn prior_sessions(dir: &Path) -> (HashMap<String, PriorSession>, u32) {
     let mut sessions = HashMap::new();
+    let mut highest = 0;
     let _ = reader::each_event(&dir.join("events.jsonl"), |event| {
+        let attempt = event["attempt"].as_u64().unwrap_or(1) as u32;
+        highest = highest.max(event["attempt"].as_u64().unwrap_or(0) as u32);
         let kind = event["event"].as_str().unwrap_or_default();
         if kind == "agent-session" || kind == "agent-resumed" {
             let text = |name: &str| event[name].as_str().map(str::to_string);
             if let (Some(agent), Some(harness), Some(session)) =
                 (text("agent"), text("harness"), text("session"))
             {
-                let attempt = event["attempt"].as_u64().unwrap_or(1) as u32;
                 let attempt = event["fromAttempt"].as_u64().map_or(attempt, |a| a as u32);
                 sessions.insert(
                     agent,
@@ -327,7 +344,7 @@ pub fn prior_sessions(dir: &Path) -> HashMap<String, PriorSession> {
         }
         true
     });
-    sessions
+    (sessions, highest)
 }
 
 fn shown_file(file: &Path, cwd: &Path) -> String {
@@ -348,11 +365,22 @@ fn cannot_write(cwd: &Path, e: std::io::Error) -> JsError {
     .with_code(UNWRITABLE)
 }
 
-fn unreadable(dir: &Path, e: std::io::Error) -> JsError {
-    refused(
-        format!("cannot read the records in {}: {e}", dir.display()),
-        "a record awf cannot read cannot be continued; start a new run",
-    )
+/// A continue refused because a record of the run cannot be read: the file and what is wrong
+/// with it, and what to do.
+fn unreadable(id: &str, dir: &Path, shown: &str, e: std::io::Error) -> JsError {
+    match run_files::broken_record(&e) {
+        Some(broken) => refused(
+            format!("--continue {id}: {broken}"),
+            &status::repair_hint(dir, shown, Some(&broken.path)),
+        ),
+        None => refused(
+            format!(
+                "--continue {id}: cannot read the records in {}: {e}",
+                dir.display()
+            ),
+            &status::repair_hint(dir, shown, None),
+        ),
+    }
 }
 
 #[cfg(test)]
@@ -382,7 +410,8 @@ mod tests {
             ),
         )
         .unwrap();
-        let sessions = prior_sessions(&dir);
+        let (sessions, highest) = prior_sessions(&dir);
+        assert_eq!(highest, 2);
         assert_eq!(sessions["a"].session, "s2");
         assert_eq!(sessions["a"].attempt, 2);
         assert_eq!(sessions["b"].attempt, 1);
