@@ -6,7 +6,8 @@
 //! turn resumes the same native session (the fake sees the first turn's prompt), and the tokens
 //! the fake reported are recorded per turn and summed for the agent. Then what only some show:
 //! codex handing a slow call back after 10 s, a refused key (`blocked`), a lost session
-//! (`failed`, with the CLI's reason).
+//! (`failed`, with the CLI's reason), a codex whose own sandbox cannot run a command (`blocked`,
+//! with codex's words and a hint), and `awf doctor`: each CLI, codex's model and its sandbox.
 
 use serde_json::{json, Value};
 
@@ -361,7 +362,7 @@ fn pi_with_a_refused_key_is_blocked_though_pi_exits_0() {
 fn lost_session(cli: Cli, store: &str, reason: &str) {
     let project = project();
     let fake = FakeModel::start(&project, cli.api(), &two_turn_script(), false);
-    let forget = project.path().join("state").join(store);
+    let forget = crate::live::state_dir(&project).join(store);
     let input = json!({"runtime": cli.runtime(), "forget": forget.display().to_string()});
     let ran = run_live(&project, cli, &fake, &input);
     ran.assert_success();
@@ -395,7 +396,8 @@ fn claude_with_a_lost_session_fails_with_its_reason() {
 fn doctor_reports_each_cli() {
     let codex = crate::live::installed(Cli::Codex);
     let project = TempProject::new();
-    let home = project.path();
+    // Not under the temp dir: codex's sandbox would not work there (live::state_dir).
+    let home = project.outside_temp();
     let ran = AwfCommand::new(crate::util::awf_bin())
         .args(&["doctor", "--json"])
         .env("PATH", format!("{}:/usr/bin:/bin", codex.display()))
@@ -438,4 +440,158 @@ fn doctor_reports_each_cli() {
         "codex: not installed\n  install: npm install -g @openai/codex@0.171.0",
     );
     assert_has(&text.stdout, "claude: not installed");
+}
+
+/// When codex's own sandbox cannot run a command (here a bubblewrap that cannot make namespaces,
+/// as in many containers), every command fails, `wfa` too: the turn ends `blocked` with codex's
+/// words and a hint, at once, not `unanswered` after a check-in that would fail the same way.
+#[test]
+fn codex_whose_sandbox_cannot_run_commands_is_blocked_with_its_words() {
+    let project = project();
+    let fake = FakeModel::start(&project, "responses", &two_turn_script(), false);
+    let bwrap = crate::live::broken_bubblewrap(&project);
+    let input = json!({"runtime": Cli::Codex.runtime(), "turns": 1});
+    let ran =
+        crate::live::run_with_path(&project, "live.ts", Cli::Codex, &fake, &input, Some(&bwrap));
+    ran.assert_success();
+    let result = ran.json();
+    assert_eq!(result["added"], json!([]), "no command ran: {result}");
+    let outcome = &result["outcomes"][0];
+    assert_eq!(outcome["kind"], "blocked", "{result}\n{}", ran.stderr);
+    let detail = outcome["detail"].as_str().unwrap_or_default();
+    assert_has(
+        detail,
+        "codex's sandbox could not run the agent's command `",
+    );
+    assert_has(detail, "`: bwrap: No permissions to create a new namespace");
+    assert_has(
+        detail,
+        "; hint: codex runs every command of the agent (wfa too) in its own sandbox",
+    );
+    assert!(
+        project.events_of("live", "check-in").is_empty(),
+        "a blocked turn is not checked in on"
+    );
+}
+
+/// `awf doctor` in `project` with codex installed and `env` set: its JSON report of codex, its
+/// exit code and its text.
+fn doctor_on_codex(
+    project: &TempProject,
+    path_first: Option<&std::path::Path>,
+    env: &[(&str, &str)],
+) -> (Value, Option<i32>, String) {
+    let codex = crate::live::installed(Cli::Codex);
+    let mut path = format!("{}:/usr/bin:/bin", codex.display());
+    if let Some(first) = path_first {
+        path = format!("{}:{path}", first.display());
+    }
+    let run = |json: bool| {
+        let mut doctor = AwfCommand::new(crate::util::awf_bin());
+        doctor
+            .arg("doctor")
+            .env("PATH", &path)
+            .current_dir(&project.path());
+        if json {
+            doctor.arg("--json");
+        }
+        for (name, value) in env {
+            doctor.env(name, value);
+        }
+        doctor.run()
+    };
+    let json = run(true);
+    let report = json.json()[0].clone();
+    (report, json.code, run(false).stdout)
+}
+
+/// One of the checks `awf doctor --json` reports for a CLI.
+fn check<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["checks"]
+        .as_array()
+        .and_then(|checks| checks.iter().find(|c| c["name"] == name))
+        .unwrap_or_else(|| panic!("no {name} check: {report}"))
+}
+
+/// `awf doctor` runs codex's own sandbox check and says whether codex can run a command here,
+/// with codex's words and what to do when it cannot.
+#[test]
+fn doctor_runs_codexs_sandbox_check() {
+    let project = TempProject::new();
+    let home = project.outside_temp();
+    let home = home.to_str().unwrap();
+    let env = [("HOME", home), ("OPENAI_API_KEY", "sk-test")];
+    let (report, code, text) = doctor_on_codex(&project, None, &env);
+    let sandbox = check(&report, "sandbox");
+    assert_eq!(sandbox["ok"], true, "{report}");
+    assert_eq!(code, Some(0), "{text}");
+    assert_has(&text, "  sandbox: works (`codex sandbox -- true` ran)\n");
+
+    let bwrap = crate::live::broken_bubblewrap(&project);
+    let (report, code, text) = doctor_on_codex(&project, Some(&bwrap), &env);
+    let sandbox = check(&report, "sandbox");
+    assert_eq!(sandbox["ok"], false, "{report}");
+    assert_has(
+        sandbox["said"].as_str().unwrap_or_default(),
+        "refuses commands: `codex sandbox -- true` failed: bwrap: No permissions to create a new namespace",
+    );
+    assert_has(
+        sandbox["hint"].as_str().unwrap_or_default(),
+        "user namespaces",
+    );
+    assert_eq!(
+        code,
+        Some(1),
+        "a sandbox that cannot run a command is a problem: {text}"
+    );
+    assert_has(&text, "  sandbox: warning: refuses commands: ");
+    assert_has(
+        &text,
+        "\n    hint: codex runs every command of the agent (wfa too) in its own sandbox",
+    );
+}
+
+/// `awf doctor` names the model codex will ask for, from its config.toml as codex reads it, and
+/// warns when a model provider of one's own has none: codex would ask it for codex's default
+/// OpenAI model, and the turn would come back unanswered.
+#[test]
+fn doctor_names_the_model_codex_will_ask_for() {
+    let project = TempProject::new();
+    let home = project.outside_temp();
+    let codex_home = home.join("codex");
+    std::fs::create_dir_all(&codex_home).unwrap();
+    let provider = "model_provider = \"mine\"\n\n[model_providers.mine]\nname = \"mine\"\nbase_url = \"http://127.0.0.1:9/v1\"\nwire_api = \"responses\"\nenv_key = \"MY_KEY\"\n";
+    std::fs::write(codex_home.join("config.toml"), provider).unwrap();
+    let env = [
+        ("HOME", home.to_str().unwrap()),
+        ("CODEX_HOME", codex_home.to_str().unwrap()),
+    ];
+    let (report, code, text) = doctor_on_codex(&project, None, &env);
+    assert_eq!(
+        report["ready"], true,
+        "a provider is model access: {report}"
+    );
+    let model = check(&report, "model");
+    assert_eq!(model["ok"], false, "{report}");
+    assert_has(
+        model["said"].as_str().unwrap_or_default(),
+        "none set for provider mine",
+    );
+    assert_has(
+        model["hint"].as_str().unwrap_or_default(),
+        "add `model = \"<a model your server serves>\"` to ",
+    );
+    assert_eq!(code, Some(1), "{text}");
+    assert_has(&text, "  model: warning: none set for provider mine (");
+
+    std::fs::write(
+        codex_home.join("config.toml"),
+        format!("model = \"qwen3-coder\"\n{provider}"),
+    )
+    .unwrap();
+    let (report, code, text) = doctor_on_codex(&project, None, &env);
+    let model = check(&report, "model");
+    assert_eq!(model["ok"], true, "{report}");
+    assert_has(&text, "  model: qwen3-coder from provider mine (");
+    assert_eq!(code, Some(0), "{text}");
 }

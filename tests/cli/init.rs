@@ -98,3 +98,28 @@ fn completions_and_the_man_page_come_from_the_command_line() {
     assert_has(&man.stdout, ".TH awf");
     assert_has(&man.stdout, "wfa");
 }
+
+/// The `cd` awf init suggests works pasted into a shell, whatever the folder is called.
+#[test]
+fn the_folder_to_cd_into_is_quoted_for_the_shell() {
+    let project = TempProject::new();
+    let ran = project.awf(&["init", "my notes"]).run();
+    ran.assert_success();
+    assert_has(&ran.stdout, "next: cd 'my notes' && awf run workflow.ts");
+    let next = ran
+        .stdout
+        .lines()
+        .find_map(|line| line.strip_prefix("next: "))
+        .expect("a next line");
+    let cd = next.split(" && ").next().unwrap_or_default();
+    let went = AwfCommand::new("sh")
+        .args(&["-c", &format!("{cd} && test -f workflow.ts")])
+        .current_dir(&project.path())
+        .run();
+    assert_eq!(
+        went.code,
+        Some(0),
+        "`{cd}` did not reach the project: {}",
+        went.stderr
+    );
+}

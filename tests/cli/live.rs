@@ -1,8 +1,8 @@
 //! What the live tests of the agent CLIs share: the real CLIs from npm, installed once into a
 //! cache outside the checkout at the versions awf pins (`awf doctor --json` says which), the
 //! project's fake model server (tests/fake-model) on 127.0.0.1 with a script, and for each CLI
-//! the environment that points it at that server with its state in a temp folder (`HOME`
-//! included, so nothing of the user's own setup takes part).
+//! the environment that points it at that server with its state in a folder of the test's own
+//! (`HOME` included, so nothing of the user's own setup takes part).
 
 #![allow(dead_code)] // each test file uses its own part of this module
 
@@ -223,8 +223,28 @@ impl Drop for FakeModel {
     }
 }
 
+/// Where `project`'s agent CLIs keep their state (`CODEX_HOME`, claude's config folder, ...):
+/// outside the temp dir, because codex will not make its `codex-linux-sandbox` helper under it
+/// ("Refusing to create helper binaries under temporary dir"), and with a system bubblewrap
+/// older than 0.9 (Debian 12's 0.8.0, no `--argv0`) its sandbox then runs no command at all:
+/// every command fails with "bwrap: execvp codex-linux-sandbox: No such file or directory".
+/// Nobody's real CODEX_HOME is under /tmp either.
+pub fn state_dir(project: &TempProject) -> PathBuf {
+    let state = project.outside_temp().join("state");
+    let temp = fs::canonicalize(std::env::temp_dir()).unwrap_or_else(|_| std::env::temp_dir());
+    assert!(
+        !state.starts_with(&temp),
+        "{} is under the temp dir {}, where codex's sandbox cannot work\n\nhint: set \
+         CARGO_TARGET_DIR to a folder outside it",
+        state.display(),
+        temp.display()
+    );
+    fs::create_dir_all(&state).unwrap();
+    state
+}
+
 /// `awf run` of the live fixture with `cli` as the agent, against `fake`, in `project` (whose
-/// `state/` holds the CLI's state and `home/` its HOME).
+/// `state_dir` holds the CLI's state, and `home/` its HOME).
 pub fn run_live(
     project: &TempProject,
     cli: Cli,
@@ -242,23 +262,68 @@ pub fn run_fixture(
     fake: &FakeModel,
     input: &Value,
 ) -> crate::util::Ran {
+    run_with_path(project, file, cli, fake, input, None)
+}
+
+/// `run_fixture` with `first` on PATH before everything else.
+pub fn run_with_path(
+    project: &TempProject,
+    file: &str,
+    cli: Cli,
+    fake: &FakeModel,
+    input: &Value,
+    first: Option<&Path>,
+) -> crate::util::Ran {
     let bin = installed(cli);
-    let state = project.path().join("state");
+    let state = state_dir(project);
     let home = project.path().join("home");
     fs::create_dir_all(&home).unwrap();
-    fs::create_dir_all(&state).unwrap();
     let mut awf = project.awf(&["run", file, "--timeout", "4m", "--"]);
     awf.arg(input.to_string()).bound(LIVE_BOUND);
-    let path = format!(
+    let mut path = format!(
         "{}:{}",
         bin.display(),
         std::env::var("PATH").unwrap_or_default()
     );
+    if let Some(first) = first {
+        path = format!("{}:{path}", first.display());
+    }
     awf.env("PATH", path).env("HOME", &home);
     for (name, value) in environment(cli, fake.port, &state) {
         awf.env(&name, value);
     }
     awf.run()
+}
+
+/// A bubblewrap that cannot make namespaces, as in a container without user namespaces, in a
+/// folder to put first on PATH, where codex looks for it (outside the project: codex passes
+/// over a bwrap under its cwd). It answers `--help` with lines of bubblewrap 0.8's help (codex
+/// reads them for the options it needs, and uses no bwrap that lacks them) and refuses every
+/// sandbox with bubblewrap's own words.
+pub fn broken_bubblewrap(project: &TempProject) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = project.outside_temp().join("broken-bwrap");
+    fs::create_dir_all(&dir).unwrap();
+    let script = r#"#!/bin/sh
+if [ "$1" = "--help" ]; then
+  cat <<'HELP'
+usage: bwrap [OPTIONS...] [--] COMMAND [ARGS...]
+    --as-pid-1                   Do not install a reaper process with PID=1
+    --cap-add CAP                Add cap CAP when running as privileged user
+    --cap-drop CAP               Drop cap CAP when running as privileged user
+    --perms OCTAL                Set permissions of next argument (--bind-data, --file, etc.)
+    --size BYTES                 Set size of next argument (only for --tmpfs)
+    --chmod OCTAL PATH           Change permissions of PATH (must already exist)
+HELP
+  exit 0
+fi
+echo "bwrap: No permissions to create a new namespace, likely because the kernel does not allow non-privileged user namespaces." >&2
+exit 1
+"#;
+    let bwrap = dir.join("bwrap");
+    fs::write(&bwrap, script).unwrap();
+    fs::set_permissions(&bwrap, fs::Permissions::from_mode(0o755)).unwrap();
+    dir
 }
 
 /// What points `cli` at the fake on `port`, its state under `state`.

@@ -12,6 +12,9 @@ mod live;
 mod cli_help;
 // `awf run`: result on stdout, --json, --cwd, --timeout, prepare and argv, wf.log, exit codes.
 mod run;
+// What `awf run` prints for after the run (`awf logs`, `--continue`) works typed in the same
+// shell; `awf runs` shows a short run's time.
+mod after_run;
 // A workflow that cannot be used or fails: syntax, throw, default export, meta, non-JSON
 // results, imports; one clear message each, with its exit code (snapshots).
 mod run_errors;

@@ -393,10 +393,9 @@ fn messages_live(cli: Cli) {
     let project = TempProject::new();
     project.copy_fixture("agent-clis");
     let fake = FakeModel::start(&project, cli.api(), &live_script(), false);
-    let state = project.path().join("state");
+    let state = crate::live::state_dir(&project);
     let home = project.path().join("home");
     std::fs::create_dir_all(&home).unwrap();
-    std::fs::create_dir_all(&state).unwrap();
     let input = json!({ "runtime": cli.runtime() }).to_string();
     let mut awf = project.awf(&["run", "messages.ts", "--timeout", "4m", "--", &input]);
     let path = format!(

@@ -691,10 +691,9 @@ fn run_continued(
     args: &[&str],
 ) -> crate::util::Ran {
     let bin = crate::live::installed(cli);
-    let state = project.path().join("state");
+    let state = crate::live::state_dir(project);
     let home = project.path().join("home");
     fs::create_dir_all(&home).unwrap();
-    fs::create_dir_all(&state).unwrap();
     let mut awf = project.awf(args);
     awf.bound(crate::live::LIVE_BOUND);
     let path = format!(

@@ -77,6 +77,8 @@ pub fn wfa_bin() -> PathBuf {
 /// A temp folder with files in it, removed when dropped; awf runs in it by default.
 pub struct TempProject {
     dir: tempfile::TempDir,
+    /// A folder of the project's that is not under the temp dir, made when first asked for.
+    outside_temp: std::sync::OnceLock<tempfile::TempDir>,
 }
 
 impl TempProject {
@@ -85,7 +87,34 @@ impl TempProject {
             .prefix("awf-test-")
             .tempdir()
             .expect("a temp folder");
-        TempProject { dir }
+        TempProject {
+            dir,
+            outside_temp: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// A folder of this project's that is not under the temp dir, removed with the project: for
+    /// what a program will not keep under /tmp (codex's CODEX_HOME, live.rs). It is under the
+    /// target folder, or under `~/.cache/awf` when that is in the temp dir too (a CI clone).
+    pub fn outside_temp(&self) -> PathBuf {
+        let dir = self.outside_temp.get_or_init(|| {
+            let temp =
+                fs::canonicalize(std::env::temp_dir()).unwrap_or_else(|_| std::env::temp_dir());
+            let target = target_dir();
+            let target = fs::canonicalize(&target).unwrap_or(target);
+            let parent = if !target.starts_with(&temp) {
+                target.join("test-state")
+            } else {
+                let home = std::env::var_os("HOME").expect("HOME is set");
+                PathBuf::from(home).join(".cache/awf/test-state")
+            };
+            fs::create_dir_all(&parent).unwrap();
+            tempfile::Builder::new()
+                .prefix("awf-test-")
+                .tempdir_in(&parent)
+                .expect("a folder under the target folder")
+        });
+        fs::canonicalize(dir.path()).expect("the folder exists")
     }
 
     /// The folder, canonical (awf prints canonical paths; /tmp may be a link).

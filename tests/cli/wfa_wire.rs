@@ -364,8 +364,9 @@ fn a_missing_socket_is_unreachable() {
     let ran = fake.wfa(&["tool"], Input::Null);
     assert_eq!(ran.code, 4);
     let expected = format!(
-        "wfa: cannot reach the workflow run at {}: no socket at that path\n\nhint: the run has \
-         ended, or this launcher is stale",
+        "wfa: cannot reach the workflow run at {}: no socket at that path\n\nhint: the run this \
+         launcher belongs to is over: a launcher works only while its run runs. To go on, start \
+         a new run (`awf run FILE`",
         fake.socket.display()
     );
     assert!(ran.stderr.starts_with(&expected), "{}", ran.stderr);
