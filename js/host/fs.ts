@@ -143,7 +143,7 @@ function nodeError(error: unknown): unknown {
   const node = new Error(failure.message) as Error & Record<string, unknown>;
   if (failure.errno !== undefined) node.errno = failure.errno;
   node.code = failure.code;
-  for (const key of ["syscall", "path", "dest", "permission", "resource"]) {
+  for (const key of ["syscall", "path", "dest", "permission", "resource", "hint"]) {
     if (failure[key] !== undefined) node[key] = failure[key];
   }
   return node;

@@ -4,7 +4,9 @@
 //! (`agentswf` -> `awf:agentswf/index`), an absolute path for files (tried as written, then
 //! with `.ts`, `.mts`, `.js`, `.mjs`, `.json`, then as a folder's `index.*`). `awf:ops` resolves
 //! only from a built-in. A name that resolves to nothing throws an error saying where it was
-//! written, as `cannot resolve "x" from wf.ts:3:20`, with a hint when one is likely.
+//! written, as `cannot resolve "x" from wf.ts:3:20`, with a hint when one is likely. A file
+//! passes the read gate first (`check_import`: under `awf run --sandbox`, outside the entry's
+//! folder only what `--allow-read` grants is imported).
 //!
 //! The loader reads files, strips TypeScript and keeps async functions in their async context
 //! (`transpile.rs`), registers each module's position
@@ -54,8 +56,31 @@ impl Resolver for AwfResolver {
         if let Some(stand_in) = mocks.and_then(|mocks| mocks.replacement(&resolved)) {
             return Ok(stand_in);
         }
+        check_import(ctx, base, name, &resolved)?;
         Ok(resolved)
     }
+}
+
+/// A file passes the read gate before it is imported (`awf run --sandbox`); a refusal is placed
+/// where the import was written, as the gate's other refusals read.
+fn check_import(ctx: &Ctx<'_>, base: &str, name: &str, resolved: &str) -> rquickjs::Result<()> {
+    if !resolved.starts_with('/') {
+        return Ok(());
+    }
+    let state = HostState::of(ctx);
+    let Err(denied) = super::host::gate(&state).check_import(Path::new(resolved)) else {
+        return Ok(());
+    };
+    let site = state.import_site(base, name);
+    let location = site.map(|pos| (base.to_string(), pos.line, pos.col));
+    Err(throw_located(
+        ctx,
+        "Error",
+        "ERR_ACCESS_DENIED",
+        &denied.to_string(),
+        location,
+        Some(&denied.hint),
+    ))
 }
 
 /// The canonical name of what `name`, imported from the module `base`, refers to: `awf:<path>`

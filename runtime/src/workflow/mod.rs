@@ -120,7 +120,9 @@ pub fn start_host(options: &RunOptions) -> Result<StartedHost, RunReport> {
     };
     let host = JsHost::new(config).map_err(RunReport::invalid)?;
     if let Some(permissions) = &options.permissions {
-        crate::js::set_permissions(host.state(), permissions.clone());
+        // The entry's folder is the workflow's own code: importable whatever --allow-read says.
+        let code = file.parent().unwrap_or(&file);
+        crate::js::set_permissions(host.state(), permissions.clone().with_code_in(code));
     }
     Ok(StartedHost { file, host })
 }

@@ -15,6 +15,7 @@ use std::collections::{HashMap, HashSet};
 use std::io::{Read, Write};
 use std::os::fd::AsFd;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -26,6 +27,8 @@ use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::{ChildStderr, ChildStdin, ChildStdout};
 
+use super::permissions::{Access, Denied};
+use super::programs::Launch;
 use super::system_error::{errno_error, process_error, spawn_error};
 use super::{gate, resources};
 use crate::js::engine::{
@@ -175,18 +178,33 @@ struct SpawnRequest {
 }
 
 impl SpawnRequest {
-    fn command(&self, state: &HostState) -> Result<std::process::Command, OpError> {
-        gate(state).check_run(&self.file)?;
-        let mut command = std::process::Command::new(&self.file);
+    /// The command the gate allows, started from the file it resolved (see programs.rs), with
+    /// an environment it checked name by name; `syscall` names a failure as Node does.
+    fn command(&self, state: &HostState, syscall: &str) -> Result<std::process::Command, OpError> {
+        let gate = gate(state);
+        let dir = state.cwd().join(self.cwd.as_deref().unwrap_or("."));
+        let program = match gate.check_run(&self.file, &dir)? {
+            Launch::AsNamed => PathBuf::from(&self.file),
+            Launch::File(file) => {
+                check_argv0(self.argv0.as_deref(), &file)?;
+                file
+            }
+            Launch::NotFound => {
+                let missing = std::io::Error::from_raw_os_error(libc::ENOENT);
+                return Err(spawn_error(&missing, syscall, &self.file));
+            }
+        };
+        for (name, value) in &self.env {
+            gate.check_child_env(name, value)?;
+        }
+        let mut command = std::process::Command::new(program);
         command
+            .arg0(self.argv0.as_deref().unwrap_or(&self.file))
             .args(&self.args)
             .env_clear()
             .envs(&self.env)
-            .current_dir(state.cwd().join(self.cwd.as_deref().unwrap_or(".")))
+            .current_dir(dir)
             .process_group(0);
-        if let Some(argv0) = &self.argv0 {
-            command.arg0(argv0);
-        }
         command.stdin(stdio(&self.stdio[0], 0, state)?);
         command.stdout(stdio(&self.stdio[1], 1, state)?);
         command.stderr(stdio(&self.stdio[2], 2, state)?);
@@ -197,6 +215,21 @@ impl SpawnRequest {
         let name = self.kill_signal.as_deref().unwrap_or("SIGTERM");
         signal_number(name).ok_or_else(|| unknown_signal(name))
     }
+}
+
+/// A granted program started under another name: a multi-call program (busybox) would run what
+/// that name says, so only the program's own name is taken.
+fn check_argv0(argv0: Option<&str>, file: &std::path::Path) -> Result<(), OpError> {
+    let Some(argv0) = argv0 else {
+        return Ok(());
+    };
+    if std::path::Path::new(argv0).file_name() == file.file_name() {
+        return Ok(());
+    }
+    let hint = "argv0 decides what a multi-call program such as busybox runs: leave it out, or \
+                run again with --allow-run (without a list) to start programs under any name";
+    let denied = Denied::new(Access::Run, argv0.to_string()).with_hint(hint.to_string());
+    Err(denied.into())
 }
 
 fn unknown_signal(name: &str) -> OpError {
@@ -233,7 +266,7 @@ fn shared<T>(value: T) -> Arc<tokio::sync::Mutex<Option<T>>> {
 
 /// `child_spawn(request)` -> `{ id, pid }`; throws Node's spawn error (`spawn x ENOENT`).
 fn child_spawn(state: &Rc<HostState>, request: SpawnRequest) -> Result<serde_json::Value, OpError> {
-    let command = request.command(state)?;
+    let command = request.command(state, "spawn")?;
     let mut child = tokio::process::Command::from(command)
         .spawn()
         .map_err(|e| spawn_error(&e, "spawn", &request.file))?;
@@ -437,7 +470,7 @@ fn child_spawn_sync(
 ) -> Result<OpValue, OpError> {
     let input = input.map(|b| b.0);
     let outcome = match request
-        .command(state)
+        .command(state, "spawnSync")
         .and_then(|command| run_sync(command, &request, input))
     {
         Ok(outcome) => {

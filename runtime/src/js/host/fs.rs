@@ -4,7 +4,10 @@
 //! runs it on tokio's blocking pool; `fs_sync` runs it in place. Paths arrive as the author wrote
 //! them: relative ones resolve against `process.cwd()`, and errors name them as written, as Node
 //! does (`ENOENT: no such file or directory, open 'notes.txt'`). Every call passes the
-//! permission gate first: reads through `check_read`, changes through `check_write`.
+//! permission gate first: reads through `check_read`, changes through `check_write` (or
+//! `check_write_entry` for what acts on a directory entry itself: mkdir, rm, rename). When the
+//! gate limits writes, a file opened to write (writeFile, appendFile, copyFile's destination)
+//! is opened through confined.rs, which checks the folder it opens in, with no gap between.
 
 use std::fs;
 use std::io::{Read, Write};
@@ -16,7 +19,8 @@ use std::time::UNIX_EPOCH;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::permissions::Permissions;
+use super::confined::{self, OpenError};
+use super::permissions::{Grant, Permissions};
 use super::system_error::{errno_error, fs_error};
 use crate::js::engine::{async_op, sync_op, Bytes, HostState, OpDecl, OpError, OpValue};
 
@@ -98,16 +102,17 @@ impl FsCall {
             | FsCall::Stat { path, .. }
             | FsCall::Access { path, .. }
             | FsCall::Realpath { path } => permissions.check_read(&at(path))?,
-            FsCall::WriteFile { path, .. }
-            | FsCall::Mkdir { path, .. }
+            FsCall::WriteFile { path, .. } | FsCall::Chmod { path, .. } => {
+                permissions.check_write(&at(path))?
+            }
+            FsCall::Mkdir { path, .. }
             | FsCall::Rm { path, .. }
             | FsCall::Rmdir { path }
-            | FsCall::Unlink { path }
-            | FsCall::Chmod { path, .. } => permissions.check_write(&at(path))?,
-            FsCall::Mkdtemp { prefix } => permissions.check_write(&at(prefix))?,
+            | FsCall::Unlink { path } => permissions.check_write_entry(&at(path))?,
+            FsCall::Mkdtemp { prefix } => permissions.check_write_entry(&at(prefix))?,
             FsCall::Rename { from, to } => {
-                permissions.check_write(&at(from))?;
-                permissions.check_write(&at(to))?;
+                permissions.check_write_entry(&at(from))?;
+                permissions.check_write_entry(&at(to))?;
             }
             FsCall::CopyFile { from, to, .. } => {
                 permissions.check_read(&at(from))?;
@@ -117,8 +122,13 @@ impl FsCall {
         Ok(())
     }
 
-    /// Does the call; blocking.
-    fn perform(self, cwd: &Path, bytes: Option<Vec<u8>>) -> Result<OpValue, OpError> {
+    /// Does the call; blocking. `confine`: the gate, when it limits writes.
+    fn perform(
+        self,
+        cwd: &Path,
+        bytes: Option<Vec<u8>>,
+        confine: Option<&Permissions>,
+    ) -> Result<OpValue, OpError> {
         let at = |p: &str| resolve(cwd, p);
         match self {
             FsCall::ReadFile { path } => read_file(&at(&path), &path).map(OpValue::Bytes),
@@ -128,19 +138,14 @@ impl FsCall {
                 exclusive,
                 mode,
             } => {
-                let mut options = fs::OpenOptions::new();
-                options.write(true).create(true).mode(mode.unwrap_or(0o666));
-                if append {
-                    options.append(true);
-                } else {
-                    options.truncate(true);
-                }
-                if exclusive {
-                    options.create_new(true);
-                }
-                let mut file = options
-                    .open(at(&path))
-                    .map_err(|e| fs_error(&e, "open", Path::new(&path), None))?;
+                let how = WriteMode {
+                    append,
+                    exclusive,
+                    mode: mode.unwrap_or(0o666),
+                };
+                let mut file = open_to_write(&at(&path), how, confine).map_err(|e| {
+                    e.into_op_error(|e| fs_error(e, "open", Path::new(&path), None))
+                })?;
                 file.write_all(&bytes.unwrap_or_default())
                     .map_err(|e| fs_error(&e, "write", Path::new(&path), None))?;
                 Ok(OpValue::Undefined)
@@ -192,6 +197,13 @@ impl FsCall {
                 if exclusive && fs::symlink_metadata(at(&to)).is_ok() {
                     return Err(fail(libc::EEXIST));
                 }
+                if confine.is_some() {
+                    return copy_confined(&at(&from), &at(&to), exclusive, confine).map_err(|e| {
+                        e.into_op_error(|e| {
+                            fs_error(e, "copyfile", Path::new(&from), Some(Path::new(&to)))
+                        })
+                    });
+                }
                 fs::copy(at(&from), at(&to))
                     .map(|_| OpValue::Undefined)
                     .map_err(|e| fs_error(&e, "copyfile", Path::new(&from), Some(Path::new(&to))))
@@ -216,10 +228,12 @@ fn fs_async(
     FsArgs(call, bytes): FsArgs,
 ) -> Result<impl std::future::Future<Output = Result<OpValue, OpError>>, OpError> {
     let cwd = state.cwd();
-    call.check(&cwd, &super::gate(state))?;
+    let gate = super::gate(state);
+    call.check(&cwd, &gate)?;
+    let confine = confining(&gate).then(|| (*gate).clone());
     let bytes = bytes.map(|b| b.0);
     Ok(async move {
-        tokio::task::spawn_blocking(move || call.perform(&cwd, bytes))
+        tokio::task::spawn_blocking(move || call.perform(&cwd, bytes, confine.as_ref()))
             .await
             .unwrap_or_else(|e| Err(OpError::internal(format!("fs call failed: {e}"))))
     })
@@ -228,8 +242,75 @@ fn fs_async(
 /// `fs_sync(call, bytes?)`: checked and done in place.
 fn fs_sync(state: &Rc<HostState>, FsArgs(call, bytes): FsArgs) -> Result<OpValue, OpError> {
     let cwd = state.cwd();
-    call.check(&cwd, &super::gate(state))?;
-    call.perform(&cwd, bytes.map(|b| b.0))
+    let gate = super::gate(state);
+    call.check(&cwd, &gate)?;
+    let confine = confining(&gate).then_some(&*gate);
+    call.perform(&cwd, bytes.map(|b| b.0), confine)
+}
+
+/// Whether `gate` limits writes: then files are opened to write through confined.rs.
+fn confining(gate: &Permissions) -> bool {
+    gate.write != Grant::All
+}
+
+/// How writeFile and appendFile open their file.
+struct WriteMode {
+    append: bool,
+    exclusive: bool,
+    mode: u32,
+}
+
+/// A file opened to write: in place, or through confined.rs when `confine` limits writes.
+fn open_to_write(
+    target: &Path,
+    how: WriteMode,
+    confine: Option<&Permissions>,
+) -> Result<fs::File, OpenError> {
+    let Some(gate) = confine else {
+        let mut options = fs::OpenOptions::new();
+        options.write(true).create(true).mode(how.mode);
+        if how.append {
+            options.append(true);
+        } else {
+            options.truncate(true);
+        }
+        if how.exclusive {
+            options.create_new(true);
+        }
+        return Ok(options.open(target)?);
+    };
+    let mut flags = libc::O_WRONLY | libc::O_CREAT;
+    flags |= if how.append {
+        libc::O_APPEND
+    } else {
+        libc::O_TRUNC
+    };
+    if how.exclusive {
+        flags |= libc::O_EXCL;
+    }
+    let shown = target.display().to_string();
+    confined::open_for_write(target, &shown, flags, how.mode, gate)
+}
+
+/// copyFile when the gate limits writes: the destination opened through confined.rs, then
+/// given the source's mode, as `fs::copy` does.
+fn copy_confined(
+    from: &Path,
+    to: &Path,
+    exclusive: bool,
+    confine: Option<&Permissions>,
+) -> Result<OpValue, OpenError> {
+    let mut source = fs::File::open(from)?;
+    let permissions = source.metadata()?.permissions();
+    let how = WriteMode {
+        append: false,
+        exclusive,
+        mode: permissions.mode(),
+    };
+    let mut destination = open_to_write(to, how, confine)?;
+    std::io::copy(&mut source, &mut destination)?;
+    destination.set_permissions(permissions)?;
+    Ok(OpValue::Undefined)
 }
 
 fn resolve(cwd: &Path, path: &str) -> PathBuf {
@@ -422,7 +503,7 @@ mod tests {
 
     fn call(json: serde_json::Value, cwd: &Path) -> Result<OpValue, OpError> {
         let call: FsCall = serde_json::from_value(json).expect("an fs call");
-        call.perform(cwd, None)
+        call.perform(cwd, None, None)
     }
 
     #[test]

@@ -1,12 +1,14 @@
 //! Host APIs for workflow and handler code: each capability's Rust ops beside its TypeScript
 //! twin (`fs.rs` <-> js/host/fs.ts), served to the built-ins through `awf:ops`.
 //!
-//! `permissions` is the one gate every file, network, process and environment access passes;
+//! `permissions` is the one gate every file, network, process and environment access passes
+//! (`programs`: what `--allow-run` grants, resolved at start);
 //! `system_error` turns OS errors into Node's error shape; `HostResources` holds what the ops
 //! keep open between calls (child processes, HTTP exchanges), and closes it when the host drops.
 //! Both live in the host's store (`HostState::put`), not in the engine.
 
 mod child_process;
+mod confined;
 mod console;
 mod crypto;
 mod encoding;
@@ -15,6 +17,7 @@ mod fs;
 mod os;
 pub mod permissions;
 mod process;
+pub mod programs;
 mod stack;
 mod system_error;
 mod url;
@@ -54,7 +57,7 @@ pub fn set_permissions(state: &HostState, permissions: Permissions) {
 }
 
 /// The gate of this host: everything allowed unless the host was given another.
-fn gate(state: &HostState) -> Rc<Permissions> {
+pub(crate) fn gate(state: &HostState) -> Rc<Permissions> {
     match state.get::<Permissions>() {
         Some(gate) => gate,
         None => {
