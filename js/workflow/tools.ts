@@ -1,13 +1,15 @@
 // Tool handlers: kept here by run and agent while their specs live in Rust (runtime/src/tools).
 //
 // When an agent calls a tool, the host asks for "tool.call"; the handler gets the checked input
-// and `call` = { id, agent, signal }, and what it returns is the agent's answer (the host checks
-// it is JSON and small enough). The handler runs as its call (identity.ts), so that what it
-// starts, even after an `await`, is known to be that call's. "tool.abort" aborts a call's
-// signal when its time is up or its turn ends. Reopening an agent with tools replaces its handlers. `AbortController` is the
-// global one (js/host/abort.ts, served lazily: importing it here would make a second copy).
+// and `call` = { id, agent, signal }, and what it returns is the agent's answer (checked here to
+// be JSON, so that a value that is not is placed at the handler; the host checks its size). The
+// handler runs as its call (identity.ts), so that what it starts, even after an `await`, is known
+// to be that call's. "tool.abort" aborts a call's signal when its time is up or its turn ends.
+// Reopening an agent with tools replaces its handlers. `AbortController` is the global one
+// (js/host/abort.ts, served lazily: importing it here would make a second copy).
 
-import { onRequest } from "../core.ts";
+import * as ops from "awf:ops";
+import { AwfError, onRequest } from "../core.ts";
 import { isTool, type ToolCall, type ToolDefinition } from "../agentswf/workflow.ts";
 import { withFrame } from "./identity.ts";
 import { TOOL_TIMEOUT, timeoutOption } from "./timeout.ts";
@@ -68,13 +70,41 @@ onRequest("tool.call", async ({ run, agent, tool, call, input }: { run: string; 
   try {
     const identity = Object.freeze({ id: call, agent, tool });
     // The handler, and everything it starts, runs as this call (identity.ts), in no scope.
-    return await withFrame({ call: identity, scope: undefined }, () =>
+    const value = await withFrame({ call: identity, scope: undefined }, () =>
       handler(input, Object.freeze({ id: call, agent, signal: controller.signal })),
     );
+    checkResult(tool, handler, value);
+    return value;
   } finally {
     running.delete(call);
   }
 });
+
+/**
+ * A value that is not JSON fails the call where the author can fix it: at the handler, with what
+ * to return instead (the host would only know the value, not whose it is).
+ */
+function checkResult(tool: string, handler: Handler, value: unknown): void {
+  try {
+    ops.check_json(value);
+  } catch (error) {
+    const why = error as Error & { hint?: unknown };
+    const fix = typeof why.hint === "string" ? `; fix the handler: ${why.hint}` : "";
+    const failed = new AwfError("result-not-json", `${tool} returned a value that is not JSON: ${why.message}${fix}`);
+    const at = definedAt(handler);
+    if (at) (failed as AwfError & { location: typeof at }).location = at;
+    throw failed;
+  }
+}
+
+/** Where a function is written, at its .ts position; unknown for a native or bound one. */
+function definedAt(fn: Handler): { file: string; line: number; col: number } | undefined {
+  const { fileName, lineNumber, columnNumber } = fn as unknown as Record<string, unknown>;
+  if (typeof fileName !== "string" || !fileName.startsWith("/")) return undefined;
+  if (typeof lineNumber !== "number" || typeof columnNumber !== "number") return undefined;
+  const [line, col] = ops.source_position(fileName, lineNumber, columnNumber) ?? [lineNumber, columnNumber];
+  return { file: fileName, line, col };
+}
 
 onRequest("tool.abort", ({ call }: { call: string }) => {
   const controller = running.get(call);

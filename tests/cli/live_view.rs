@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use crate::util::{assert_has, assert_lacks, awf_bin, TempProject};
+use crate::util::{assert_has, assert_lacks, awf_bin, stable_ids, TempProject};
 
 /// A tmux server of the test's own (its own socket), killed when dropped.
 struct Tmux {
@@ -16,11 +16,12 @@ struct Tmux {
 
 impl Tmux {
     fn start(dir: &Path, command: &str) -> Tmux {
-        let socket = format!(
-            "awf-test-{}-{}",
-            std::process::id(),
-            dir.display().to_string().len()
-        );
+        // One server per test: tests run in parallel, each in a temporary folder of its own.
+        let folder = dir
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let socket = format!("awf-test-{}-{folder}", std::process::id());
         let tmux = Tmux { socket };
         let started = tmux
             .command()
@@ -197,5 +198,198 @@ fn the_summary_lists_failed_calls_with_their_error_and_position() {
     assert_has(
         &ran.stderr,
         "    ✗ boom handler-failed: the disk is full (at wf.ts:11:",
+    );
+}
+
+/// A handler whose value is not JSON: the summary places it at the handler, with the fix.
+#[test]
+fn the_summary_places_a_result_that_is_not_json_at_its_handler_with_the_fix() {
+    let project = TempProject::new();
+    project
+        .script(
+            "agent.sh",
+            "#!/bin/sh\ncat > /dev/null\n\"$AWF_WFA\" tool when\n\"$AWF_WFA\" result \"$AWF_TURN\" <<'WF_JSON'\nok\nWF_JSON\n",
+        )
+        .file(
+            "wf.ts",
+            r#"export default defineWorkflow({
+  meta: { name: "dates", description: "A tool that returns a Date." },
+  async run(wf) {
+    const agent = await wf.agents.open({
+      key: "a",
+      runtime: { command: ["./agent.sh"] },
+      tools: {
+        when: tool({
+          description: "Says when.",
+          handler: () => new Date(0) as any,
+        }),
+      },
+    });
+    return (await agent.run({ prompt: "Go." })).outcome.kind;
+  },
+});
+"#,
+        );
+    let ran = project.awf(&["run", "wf.ts"]).run();
+    ran.assert_success();
+    assert_has(
+        &ran.stderr,
+        "    ✗ when result-not-json: when returned a value that is not JSON: value is a Date, which is not JSON; fix the handler: return date.toISOString() (handler at wf.ts:10:20)",
+    );
+}
+
+/// The seconds a row or the header shows (`... 12s`, its last word).
+fn clock(line: &str) -> u64 {
+    let word = line.split_whitespace().last().unwrap_or_default();
+    word.strip_suffix('s')
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no clock at the end of {line:?}"))
+}
+
+/// The line of the pane that contains `what`.
+fn line_with<'a>(pane: &'a str, what: &str) -> &'a str {
+    pane.lines()
+        .find(|l| l.contains(what))
+        .unwrap_or_else(|| panic!("no line with {what:?}:\n{pane}"))
+}
+
+/// A turn's clock runs from the turn's start, through its tool calls; the header above the rows
+/// gives the run's time and totals.
+#[test]
+fn a_turn_s_clock_runs_from_its_start_and_a_header_gives_the_totals() {
+    let project = TempProject::new();
+    // alpha calls `quick`, works until the test creates go1, then calls `slow` (which waits for
+    // go); beta answers at once.
+    project
+        .script(
+            "agent.sh",
+            "#!/bin/sh\ncat > /dev/null\nif [ \"$AWF_AGENT\" = alpha ]; then\n  \"$AWF_WFA\" tool quick > /dev/null\n  while [ ! -f go1 ]; do sleep 0.05; done\n  \"$AWF_WFA\" tool slow > /dev/null\nfi\n\"$AWF_WFA\" result \"$AWF_TURN\" <<'WF_JSON'\ndone\nWF_JSON\n",
+        )
+        .file(
+            "wf.ts",
+            r#"import { existsSync } from "node:fs";
+
+export default defineWorkflow({
+  meta: { name: "clock", description: "A long turn with tool calls." },
+  async run(wf) {
+    const tools = {
+      quick: tool({ description: "Answers at once.", handler: () => "ok" }),
+      slow: tool({
+        description: "Waits for the go file.",
+        timeout: "2m",
+        handler: () =>
+          new Promise<string>((resolve) => {
+            const timer = setInterval(() => {
+              if (existsSync("go")) {
+                clearInterval(timer);
+                resolve("went");
+              }
+            }, 20);
+          }),
+      }),
+    };
+    const [a, b] = await Promise.all([
+      wf.agents.open({ key: "alpha", runtime: { command: ["./agent.sh"] }, tools }),
+      wf.agents.open({ key: "beta", runtime: { command: ["./agent.sh"] } }),
+    ]);
+    const outcomes = await Promise.all([a.run({ prompt: "Work." }), b.run({ prompt: "Answer." })]);
+    return outcomes.map(({ outcome }) => outcome.kind);
+  },
+});
+"#,
+        );
+    let command = format!(
+        "{} run wf.ts; echo \"[exit $?]\"; sleep 60",
+        awf_bin().display()
+    );
+    let tmux = Tmux::start(&project.path(), &command);
+    let working = tmux.wait_until("alpha working for 3s after a call", |pane| {
+        pane.lines().any(|l| {
+            l.starts_with("alpha ")
+                && l.contains("working on t")
+                && l.contains(" · 1 call ")
+                && clock(l) >= 3
+        })
+    });
+    let header = line_with(&working, "run clock · ");
+    assert!(
+        header.ends_with(" · 2 agents: 1 working, 1 done · 1 call · 0 tokens"),
+        "{working}"
+    );
+    let run_clock: u64 = header
+        .split(" · ")
+        .nth(1)
+        .and_then(|t| t.strip_suffix('s'))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no run clock in {header:?}"));
+    assert!(run_clock >= 3, "{working}");
+
+    std::fs::write(project.path().join("go1"), "").unwrap();
+    let calling = tmux.wait_until("alpha calling slow", |pane| {
+        pane.contains("calling tool slow")
+    });
+    let row = line_with(&calling, "calling tool slow");
+    assert!(
+        clock(row) >= 3,
+        "the turn's clock went on from its start:\n{calling}"
+    );
+
+    std::fs::write(project.path().join("go"), "").unwrap();
+    let after = tmux.wait_until("awf's exit", |pane| pane.contains("[exit "));
+    assert_has(&after, "[exit 0]");
+    assert_lacks(&after, "run clock · ");
+}
+
+/// Off a terminal, a turn's ending is written whole; the summary gives every failed turn's
+/// reason: the exit code and the last line its agent wrote on stderr.
+#[test]
+fn failed_turns_are_written_whole_and_summed_up_with_their_reason() {
+    let project = TempProject::new();
+    let long = format!("the model server refused the request: {}", "x".repeat(90));
+    project
+        .script(
+            "agent.sh",
+            &format!(
+                "#!/bin/sh\ncat > /dev/null\ncase \"$AWF_AGENT\" in\n  fails) echo 'starting' >&2; echo '{long}' >&2; exit 3 ;;\n  silent) echo 'nothing to say' >&2; exit 0 ;;\n  slow) echo 'waiting for the network' >&2; exec sleep 30 ;;\nesac\n"
+            ),
+        )
+        .file(
+            "wf.ts",
+            r#"export default defineWorkflow({
+  meta: { name: "failing", description: "Turns that end without an answer." },
+  async run(wf) {
+    const agents = await Promise.all(
+      ["fails", "silent", "slow"].map((key) => wf.agents.open({ key, runtime: { command: ["./agent.sh"] } })),
+    );
+    const outcomes = await Promise.all(agents.map((agent) => agent.run({ prompt: "Go.", timeout: "1s" })));
+    return outcomes.map(({ outcome }) => outcome.kind);
+  },
+});
+"#,
+        );
+    let ran = project.awf(&["run", "wf.ts"]).run();
+    assert_eq!(
+        ran.assert_success().json(),
+        serde_json::json!(["failed", "unanswered", "timed-out"])
+    );
+    let stderr = stable_ids(&ran.stderr);
+    assert_has(
+        &stderr,
+        &format!("fails: t1 failed: agent.sh exited with code 3: starting\\n{long}\n"),
+    );
+    assert_lacks(&stderr, "…");
+    assert_has(
+        &stderr,
+        &format!(
+            "    ✗ t1 failed: agent.sh exited with code 3: starting; last stderr line: {long}\n"
+        ),
+    );
+    assert_has(
+        &stderr,
+        "    ✗ t2 unanswered: the agent's process exited with code 0 without an accepted answer, and again after a check-in; last stderr line: nothing to say\n",
+    );
+    assert_has(
+        &stderr,
+        "    ✗ t3 timed-out: the turn's deadline passed before an answer was accepted; last stderr line: waiting for the network\n",
     );
 }

@@ -54,6 +54,9 @@ cases![
     an_unresolvable_relative_import_says_where_it_was_written,
     a_misspelt_author_module_gets_a_suggestion,
     a_package_import_says_what_awf_serves,
+    // Imported names a module does not export: at the import, with "did you mean".
+    a_misspelt_imported_name_is_placed_with_a_suggestion,
+    a_missing_export_of_a_local_file_is_placed_with_its_names,
     // prepare() refusing the command line.
     a_throw_in_prepare_is_a_usage_error,
     a_prepare_value_that_is_not_json_is_a_usage_error,

@@ -389,6 +389,20 @@ fn a_file_that_does_not_load_fails_and_the_others_still_run() {
     assert_eq!(last_line(&ran.stdout), "2 passed, 2 failed");
 }
 
+/// An imported name its module lacks is placed at the import, as `awf run` places it.
+#[test]
+fn an_imported_name_a_module_lacks_is_placed_with_a_suggestion() {
+    let project = project(&[(
+        "names.test.ts",
+        "import { test, expct } from \"bun:test\";\ntest(\"x\", () => expct(1).toBe(1));\n",
+    )]);
+    let ran = awf_test_exits(&project, &[], 1);
+    assert_has(&ran.stdout, "names.test.ts:1:16");
+    assert_has(&ran.stdout, "\"bun:test\" has no export named \"expct\"");
+    assert_has(&ran.stdout, "did you mean \"expect\"?");
+    assert_lacks(&ran.stdout, "Could not find export");
+}
+
 #[test]
 fn a_hanging_test_times_out_and_its_leftovers_do_not_hold_the_run() {
     let project = project(&[(

@@ -24,6 +24,32 @@ pub struct NotJson {
     pub found: String,
 }
 
+impl NotJson {
+    /// What to give instead, when there is an obvious JSON form (the forms typings/agentswf.d.ts
+    /// names to tsc): `return date.toISOString()`, or for a part of the value
+    /// `value.when: use date.toISOString()`.
+    pub fn fix(&self) -> Option<String> {
+        let found = self.found.as_str();
+        if found.starts_with("a promise") {
+            return Some("await it first".to_string());
+        }
+        let form = match found {
+            "a Date" => "date.toISOString()",
+            "a Map" => "Object.fromEntries(map)",
+            "a Set" => "[...set]",
+            "a RegExp" => "regexp.source",
+            "a bigint" => "a string or a number",
+            "NaN" | "inf" | "-inf" => "a finite number, or null",
+            _ if found.starts_with("an instance of class ") => "a plain object ({ ...instance })",
+            _ => return None,
+        };
+        Some(match self.path.as_str() {
+            "value" => format!("return {form}"),
+            part => format!("{part}: use {form}"),
+        })
+    }
+}
+
 impl std::fmt::Display for NotJson {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{} is {}, which is not JSON", self.path, self.found)
@@ -336,6 +362,32 @@ mod tests {
                     "{source}"
                 );
             }
+        });
+    }
+
+    #[test]
+    fn what_has_a_json_form_says_what_to_return() {
+        with_ctx(|ctx| {
+            let fix = |source: &str| read(ctx, source).unwrap_err().fix();
+            assert_eq!(
+                fix("new Date(0)").as_deref(),
+                Some("return date.toISOString()")
+            );
+            assert_eq!(
+                fix("({when: new Date(0)})").as_deref(),
+                Some("value.when: use date.toISOString()")
+            );
+            assert_eq!(fix("new Set([1])").as_deref(), Some("return [...set]"));
+            assert_eq!(
+                fix("new (class Finding {})()").as_deref(),
+                Some("return a plain object ({ ...instance })")
+            );
+            assert_eq!(
+                fix("[1 / 0]").as_deref(),
+                Some("value[0]: use a finite number, or null")
+            );
+            assert_eq!(fix("Promise.resolve(1)").as_deref(), Some("await it first"));
+            assert_eq!(fix("(() => 1)"), None);
         });
     }
 

@@ -11,10 +11,12 @@ use std::path::Path;
 use rquickjs::{CaughtError, Ctx, Object, Value};
 
 use super::call_site;
+use super::engine::HostState;
+use super::link_error;
 use super::source_map::SourcePos;
 
 /// Where in a source file an error was written (1-based).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Deserialize)]
 pub struct Location {
     pub file: String,
     pub line: u32,
@@ -90,7 +92,7 @@ impl JsError {
             .lines()
             .filter(|l| l.trim_start().starts_with("at "))
             .collect();
-        JsError {
+        let error = JsError {
             name: text("name").unwrap_or_else(|| "Error".to_string()),
             message: text("message").unwrap_or_default(),
             stack: frames.join("\n"),
@@ -99,7 +101,12 @@ impl JsError {
             location: location(object),
             unhandled: false,
         }
-        .at_call_site()
+        .at_call_site();
+        // QuickJS's error for an import of a name its module does not export, as awf says it.
+        match HostState::try_of(ctx) {
+            Some(state) => link_error::place(&state, error),
+            None => error,
+        }
     }
 
     /// An error one of awf's own functions threw (its stack starts in awf's built-ins) at the

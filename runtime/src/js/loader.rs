@@ -39,23 +39,8 @@ impl Resolver for AwfResolver {
         name: &str,
         _attributes: Option<ImportAttributes<'js>>,
     ) -> rquickjs::Result<String> {
-        // A module a test replaced with `mock.module` is its stand-in for user files' imports;
-        // one that does not exist (a virtual module) is found by the name it was mocked under.
-        let mocks = base
-            .starts_with('/')
-            .then(|| HostState::of(ctx).get::<ModuleMocks>())
-            .flatten();
-        let cwd = HostState::of(ctx).cwd();
-        let Some(resolved) = resolve_name(&cwd, base, name) else {
-            let virtual_name = virtual_module_name(&cwd, base, name);
-            return match mocks.and_then(|mocks| mocks.replacement(&virtual_name)) {
-                Some(stand_in) => Ok(stand_in),
-                None => Err(unresolved(ctx, base, name)),
-            };
-        };
-        if let Some(stand_in) = mocks.and_then(|mocks| mocks.replacement(&resolved)) {
-            return Ok(stand_in);
-        }
+        let resolved = resolve_in(&HostState::of(ctx), base, name)
+            .ok_or_else(|| unresolved(ctx, base, name))?;
         check_import(ctx, base, name, &resolved)?;
         Ok(resolved)
     }
@@ -81,6 +66,26 @@ fn check_import(ctx: &Ctx<'_>, base: &str, name: &str, resolved: &str) -> rquick
         location,
         Some(&denied.hint),
     ))
+}
+
+/// The module `name`, imported from `base`, is in the host `state`: what `resolve_name` says,
+/// or the stand-in a test put in its place; `None` when it refers to nothing.
+pub(super) fn resolve_in(state: &HostState, base: &str, name: &str) -> Option<String> {
+    // A module a test replaced with `mock.module` is its stand-in for user files' imports;
+    // one that does not exist (a virtual module) is found by the name it was mocked under.
+    let mocks = base
+        .starts_with('/')
+        .then(|| state.get::<ModuleMocks>())
+        .flatten();
+    let cwd = state.cwd();
+    let Some(resolved) = resolve_name(&cwd, base, name) else {
+        let virtual_name = virtual_module_name(&cwd, base, name);
+        return mocks.and_then(|mocks| mocks.replacement(&virtual_name));
+    };
+    if let Some(stand_in) = mocks.and_then(|mocks| mocks.replacement(&resolved)) {
+        return Some(stand_in);
+    }
+    Some(resolved)
 }
 
 /// The canonical name of what `name`, imported from the module `base`, refers to: `awf:<path>`
@@ -419,7 +424,7 @@ pub fn hint_for(name: &str) -> Option<String> {
     })
 }
 
-fn edit_distance(a: &str, b: &str) -> usize {
+pub(super) fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut row: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {

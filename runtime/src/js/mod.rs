@@ -5,8 +5,9 @@
 //! built-ins), then loads js/bootstrap.ts (console, timers, process, the author globals). Beside
 //! them: `loader` (module names to code), `compile_cache` (a user file's bytecode, kept from
 //! run to run), `builtins` (the embedded TS), `transpile` and
-//! `source_map` (TS to JS and back), `errors` (thrown values as `JsError`) and `convert` (JSON
-//! across the boundary).
+//! `source_map` (TS to JS and back), `errors` (thrown values as `JsError`; `link_error` and
+//! `module_names` say where an import of a name its module lacks is written) and `convert`
+//! (JSON across the boundary).
 
 // `JsError` (160 bytes: name, message, stack, code, hint, place) is what every engine call that
 // can fail gives back; failing is the rare path, and boxing it at each of them would cost more
@@ -22,8 +23,10 @@ mod convert;
 mod engine;
 mod errors;
 mod host;
+mod link_error;
 mod loader;
 mod module_mocks;
+mod module_names;
 mod ops;
 mod source_map;
 mod transpile;

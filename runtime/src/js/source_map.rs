@@ -92,6 +92,11 @@ impl SourceRegistry {
         }
     }
 
+    /// A module's whole source.
+    pub fn source(&self, name: &str) -> Option<&str> {
+        self.modules.get(name).map(|loaded| &*loaded.source)
+    }
+
     /// One line of a module's source, 1-based.
     pub fn source_line(&self, name: &str, line: u32) -> Option<&str> {
         let loaded = self.modules.get(name)?;

@@ -1,7 +1,9 @@
 //! The state of a run as its events tell it, agent by agent: what each is doing now (working on
-//! a turn, checking in, calling a tool, running a shell command, done), since when, and what it
-//! has used and done so far. The live view draws from it; the closing summary is read from it.
-//! Pure: it only folds event lines (`events.jsonl`'s, parsed), so it is tested without a run.
+//! a turn, checking in, calling a tool, running a shell command, done), since when, what it has
+//! used and done so far, and the last line its process wrote on stderr (kept with a turn that
+//! ends without an answer, as part of why). The live view draws from it, with the run's totals
+//! (`totals`); the closing summary is read from it. Pure: it only folds event lines
+//! (`events.jsonl`'s, parsed) and stderr lines, so it is tested without a run.
 
 use std::time::Instant;
 
@@ -55,6 +57,16 @@ pub struct ToolFailure {
     pub at: Option<String>,
 }
 
+/// A turn that ended without an answer, for the summary: how, why, and what its agent's
+/// process said last on stderr.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TurnFailure {
+    pub turn: String,
+    pub outcome: String,
+    pub detail: String,
+    pub last_stderr: Option<String>,
+}
+
 /// One agent's row.
 #[derive(Clone, Debug)]
 pub struct AgentRow {
@@ -71,6 +83,10 @@ pub struct AgentRow {
     pub outcomes: Vec<String>,
     pub calls: Calls,
     pub failures: Vec<ToolFailure>,
+    /// Its turns that ended without an answer.
+    pub turn_failures: Vec<TurnFailure>,
+    /// The last line its process wrote on stderr in the turn under way (or the last one).
+    pub last_stderr: Option<String>,
     /// What its settled turns used.
     pub usage: Usage,
     /// What the turn under way reported so far (per request, or its run's total).
@@ -150,6 +166,8 @@ impl Board {
                     outcomes: Vec::new(),
                     calls: Calls::default(),
                     failures: Vec::new(),
+                    turn_failures: Vec::new(),
+                    last_stderr: None,
                     usage: Usage::default(),
                     live: Tokens::default(),
                 });
@@ -170,6 +188,7 @@ impl Board {
                 row.turns += 1;
                 row.turn = Some(text("turn").to_string());
                 row.live = Tokens::default();
+                row.last_stderr = None;
                 Doing::Working
             }
             "check-in" => Doing::CheckingIn,
@@ -216,6 +235,14 @@ impl Board {
                     row.usage.add(&used);
                 }
                 row.live = Tokens::default();
+                if outcome != "answered" {
+                    row.turn_failures.push(TurnFailure {
+                        turn: text("turn").to_string(),
+                        outcome: outcome.clone(),
+                        detail: text("detail").to_string(),
+                        last_stderr: row.last_stderr.clone(),
+                    });
+                }
                 match event.get("detail").and_then(Value::as_str) {
                     Some(detail) if !detail.is_empty() => {
                         Doing::Settled(format!("{outcome}: {detail}"))
@@ -232,6 +259,48 @@ impl Board {
         }
         Change::Row(index)
     }
+}
+
+impl Board {
+    /// Keeps the last non-blank line an agent's process wrote on stderr.
+    pub fn stderr_line(&mut self, agent: &str, line: &str) {
+        if line.trim().is_empty() {
+            return;
+        }
+        if let Some(row) = self.agents.iter_mut().find(|a| a.key == agent) {
+            row.last_stderr = Some(line.trim_end().to_string());
+        }
+    }
+
+    /// The run at a glance: agents working and done, tool calls, tokens.
+    pub fn totals(&self) -> Totals {
+        let mut totals = Totals {
+            agents: self.agents.len(),
+            ..Totals::default()
+        };
+        for row in &self.agents {
+            if row.is_busy() {
+                totals.working += 1;
+            } else if row.turns > 0 || row.doing == Doing::Closed {
+                totals.done += 1;
+            }
+            totals.calls += u64::from(row.calls.ok + row.calls.refused + row.calls.failed);
+            totals.tokens += row.tokens();
+        }
+        totals
+    }
+}
+
+/// The counts of the live view's header.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Totals {
+    pub agents: usize,
+    /// Agents in a turn now.
+    pub working: usize,
+    /// Agents with no turn now that have had one, or are closed.
+    pub done: usize,
+    pub calls: u64,
+    pub tokens: u64,
 }
 
 /// A `wf.log` line: `message key=value ...`, a string value without spaces as it is, any other
@@ -359,6 +428,59 @@ mod tests {
         assert_eq!(
             board.apply(&json!({"event": "turn-started", "agent": "nobody"})),
             Change::None
+        );
+    }
+
+    #[test]
+    fn a_turn_without_an_answer_keeps_its_reason_and_last_stderr_line() {
+        let (mut board, _) = board(&[
+            json!({"event": "agent-opened", "agent": "a"}),
+            json!({"event": "turn-started", "agent": "a", "turn": "t1"}),
+        ]);
+        board.stderr_line("a", "connecting");
+        board.stderr_line("a", "the network is down  ");
+        board.stderr_line("a", "   ");
+        board.stderr_line("nobody", "lost");
+        board.apply(&json!({"event": "turn-settled", "agent": "a", "turn": "t1", "outcome": "timed-out", "detail": "the turn's deadline passed"}));
+        board.apply(&json!({"event": "turn-started", "agent": "a", "turn": "t2"}));
+        board.apply(
+            &json!({"event": "turn-settled", "agent": "a", "turn": "t2", "outcome": "answered"}),
+        );
+        assert_eq!(
+            board.agents[0].turn_failures,
+            vec![TurnFailure {
+                turn: "t1".into(),
+                outcome: "timed-out".into(),
+                detail: "the turn's deadline passed".into(),
+                last_stderr: Some("the network is down".into()),
+            }]
+        );
+        assert_eq!(board.agents[0].last_stderr, None, "a new turn starts blank");
+    }
+
+    #[test]
+    fn totals_count_agents_working_and_done_calls_and_tokens() {
+        let (board, _) = board(&[
+            json!({"event": "agent-opened", "agent": "a"}),
+            json!({"event": "agent-opened", "agent": "b"}),
+            json!({"event": "agent-opened", "agent": "c"}),
+            json!({"event": "turn-started", "agent": "a", "turn": "t1"}),
+            json!({"event": "tool-called", "agent": "a", "tool": "add", "call": "t1-c1"}),
+            json!({"event": "tool-settled", "agent": "a", "tool": "add", "outcome": "result"}),
+            json!({"event": "tool-refused", "agent": "a", "tool": "add", "code": "invalid-input"}),
+            json!({"event": "usage-reported", "agent": "a", "turn": "t1", "basis": "request", "inputTokens": 1000, "outputTokens": 5}),
+            json!({"event": "turn-started", "agent": "b", "turn": "t1"}),
+            json!({"event": "turn-settled", "agent": "b", "turn": "t1", "outcome": "answered", "usage": {"inputTokens": 300, "outputTokens": 15}}),
+        ]);
+        assert_eq!(
+            board.totals(),
+            Totals {
+                agents: 3,
+                working: 1,
+                done: 1,
+                calls: 2,
+                tokens: 1320,
+            }
         );
     }
 }

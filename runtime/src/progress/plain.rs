@@ -1,11 +1,12 @@
 //! The view when stderr is not a terminal: one plain line per change of what an agent does
-//! (`reviewer t1: calling tool add_finding`), and each `wf.log` line as it is. No escape codes.
+//! (`reviewer t1: calling tool add_finding`), and each `wf.log` line as it is. No escape codes,
+//! and no text cut short: a file keeps all of a shell command or a turn's ending.
 
 use std::io::Write;
 use std::sync::Mutex;
 
 use super::board::AgentRow;
-use super::doing_text;
+use super::{doing_text, Room};
 
 #[derive(Default)]
 pub(super) struct PlainScreen {
@@ -15,7 +16,7 @@ pub(super) struct PlainScreen {
 
 impl PlainScreen {
     pub(super) fn row(&self, index: usize, row: &AgentRow) {
-        let text = doing_text(row);
+        let text = doing_text(row, Room::Line);
         let mut said = self.said.lock().unwrap_or_else(|e| e.into_inner());
         if said.len() <= index {
             said.resize(index + 1, String::new());

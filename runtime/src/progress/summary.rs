@@ -1,12 +1,16 @@
 //! The closing summary `awf run` prints on stderr after the result, for a run that opened
 //! agents: how it ended and how long it took; per agent its turns and their outcomes, its tool
-//! calls (ok, refused, failed), its tokens and cost; each failed tool call with the handler's
-//! error and where it was thrown; then where the records are and the `awf logs` command.
+//! calls (ok, refused, failed), its tokens and cost; each turn that ended without an answer with
+//! why (its first line: the exit code, the CLI's words) and the last line its agent wrote on
+//! stderr; each failed tool call with the handler's error and where it was thrown (a value that
+//! is not JSON: where the handler is written). Where the records are, and the `awf logs`
+//! command that shows them, `awf run` says after it (it knows how the user typed the run's file
+//! and cwd).
 
 use std::path::Path;
 use std::time::Duration;
 
-use super::board::Board;
+use super::board::{Board, TurnFailure};
 use crate::duration::format_duration;
 
 /// The summary's lines, or `None` for a run that opened no agent (its ending says enough).
@@ -43,8 +47,15 @@ pub fn summary(board: &Board, outcome: &str, took: Duration, cwd: &Path) -> Opti
         }
         text += &line;
         text.push('\n');
+        for failure in &agent.turn_failures {
+            text += &format!("    ✗ {}\n", turn_failure(failure));
+        }
         for failure in &agent.failures {
             let at = match &failure.at {
+                // A value that is not JSON is placed at the handler that returned it.
+                Some(at) if failure.code == "result-not-json" => {
+                    format!(" (handler at {})", relative(at, cwd))
+                }
                 Some(at) => format!(" (at {})", relative(at, cwd)),
                 None => String::new(),
             };
@@ -55,6 +66,22 @@ pub fn summary(board: &Board, outcome: &str, took: Duration, cwd: &Path) -> Opti
         }
     }
     Some(text)
+}
+
+/// `t1 failed: agent.sh exited with code 3: ...; last stderr line: ...`: the first line of the
+/// turn's detail, and the last line its process wrote on stderr when the detail lacks it.
+fn turn_failure(failure: &TurnFailure) -> String {
+    let mut text = format!("{} {}", failure.turn, failure.outcome);
+    let reason = failure.detail.lines().next().unwrap_or_default();
+    if !reason.is_empty() {
+        text += &format!(": {reason}");
+    }
+    if let Some(line) = failure.last_stderr.as_deref() {
+        if !reason.contains(line) {
+            text += &format!("; last stderr line: {line}");
+        }
+    }
+    text
 }
 
 /// `at` without the cwd in front, as the author opened the file.
@@ -76,8 +103,20 @@ mod tests {
             json!({"event": "turn-started", "agent": "reviewer", "turn": "t1"}),
             json!({"event": "tool-settled", "agent": "reviewer", "tool": "add_finding", "outcome": "result"}),
             json!({"event": "tool-settled", "agent": "reviewer", "tool": "add_finding", "outcome": "handler-failed", "error": "src/a.ts:3 is already recorded", "thrownAt": "/w/tools.ts:31:21"}),
+            json!({"event": "tool-settled", "agent": "reviewer", "tool": "when", "outcome": "result-not-json", "error": "when returned a value that is not JSON: value is a Date, which is not JSON; fix the handler: return date.toISOString()", "thrownAt": "/w/tools.ts:40:15"}),
             json!({"event": "turn-settled", "agent": "reviewer", "turn": "t1", "outcome": "answered", "usage": {"inputTokens": 1200, "cachedInputTokens": 200, "outputTokens": 40, "reasoningTokens": 0, "costUsd": 0.01}}),
             json!({"event": "agent-opened", "agent": "idle", "runtime": {"kind": "command", "program": "/w/agent.sh"}}),
+            json!({"event": "agent-opened", "agent": "broken", "runtime": {"kind": "command", "program": "/w/agent.sh"}}),
+            json!({"event": "turn-started", "agent": "broken", "turn": "t1"}),
+        ] {
+            board.apply(&event);
+        }
+        board.stderr_line("broken", "connecting");
+        board.stderr_line("broken", "the network is down");
+        for event in [
+            json!({"event": "turn-settled", "agent": "broken", "turn": "t1", "outcome": "failed", "detail": "agent.sh exited with code 3: connecting\nthe network is down"}),
+            json!({"event": "turn-started", "agent": "broken", "turn": "t2"}),
+            json!({"event": "turn-settled", "agent": "broken", "turn": "t2", "outcome": "failed", "detail": "agent.sh exited with code 3: the network is down"}),
         ] {
             board.apply(&event);
         }
@@ -90,7 +129,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             text,
-            "awf: run completed in 12.3s\n  reviewer (codex gpt-5): 1 turn (answered); tools 1 ok, 0 refused, 1 failed; 1,200 in (200 cached), 40 out, $0.0100\n    ✗ add_finding handler-failed: src/a.ts:3 is already recorded (at tools.ts:31:21)\n  idle (command agent.sh): 0 turns\nawf: records in .awf/runs/dead-code/20261201-120102-bwue; `awf logs 20261201-120102-bwue` shows them\n"
+            "awf: run completed in 12.3s\n  reviewer (codex gpt-5): 1 turn (answered); tools 1 ok, 0 refused, 2 failed; 1,200 in (200 cached), 40 out, $0.0100\n    ✗ add_finding handler-failed: src/a.ts:3 is already recorded (at tools.ts:31:21)\n    ✗ when result-not-json: when returned a value that is not JSON: value is a Date, which is not JSON; fix the handler: return date.toISOString() (handler at tools.ts:40:15)\n  idle (command agent.sh): 0 turns\n  broken (command agent.sh): 2 turns (failed, failed)\n    ✗ t1 failed: agent.sh exited with code 3: connecting; last stderr line: the network is down\n    ✗ t2 failed: agent.sh exited with code 3: the network is down\n"
         );
         assert_eq!(
             summary(

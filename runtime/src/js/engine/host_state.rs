@@ -129,7 +129,7 @@ impl HostState {
     }
 
     /// The host of the context, if one is attached (`None` while hosts change over).
-    pub(super) fn try_of(ctx: &Ctx<'_>) -> Option<Rc<HostState>> {
+    pub(crate) fn try_of(ctx: &Ctx<'_>) -> Option<Rc<HostState>> {
         ctx.userdata::<HostRef>().map(|host| host.0.clone())
     }
 

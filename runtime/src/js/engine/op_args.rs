@@ -31,9 +31,15 @@ impl<'a, 'js> OpArgs<'a, 'js> {
         OpArgs { ctx, values }
     }
 
-    /// The arguments as `T`; a `TypeError` saying what did not fit.
+    /// The arguments as `T`; a `TypeError` saying what did not fit (with what to do instead of
+    /// a value that is not JSON, as its `hint`).
     pub fn decode<T: DeserializeOwned>(self) -> Result<T, OpError> {
-        T::deserialize(ArgList(self)).map_err(|e| OpError::type_error(e.to_string()))
+        T::deserialize(ArgList(self)).map_err(|e| match e {
+            DecodeError::NotJson(not_json) => {
+                OpError::type_error(not_json.to_string()).with_hint(not_json.fix())
+            }
+            other => OpError::type_error(other.to_string()),
+        })
     }
 
     fn get(&self, index: usize) -> Value<'js> {

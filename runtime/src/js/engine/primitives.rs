@@ -75,7 +75,9 @@ fn error_from_info<'js>(ctx: &Ctx<'js>, info: &Value<'js>) -> JsError {
                 stack: text("stack").unwrap_or_default(),
                 code: text("code"),
                 hint: text("hint"),
-                location: None,
+                location: json
+                    .get("location")
+                    .and_then(|at| serde_json::from_value(at.clone()).ok()),
                 unhandled: false,
             }
         }

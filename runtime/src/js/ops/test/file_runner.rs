@@ -4,7 +4,8 @@
 use std::rc::Rc;
 
 use crate::js::engine::{sync_op, HostState, OpDecl, OpError};
-use crate::testing::event::{FileReport, FileReportSink};
+use crate::js::{link_error, JsError};
+use crate::testing::event::{FileReport, FileReportSink, SourceLocation, TestFailure};
 
 pub const OPS: &[OpDecl] = &[sync_op!(test_event)];
 
@@ -16,6 +17,35 @@ fn test_event(state: &Rc<HostState>, json: String) -> Result<(), OpError> {
     let sink = state.get::<FileReportSink>().ok_or_else(|| {
         OpError::type_error("test results can only be reported from a file `awf test` runs")
     })?;
+    let report = match report {
+        FileReport::Error { origin, failure } => FileReport::Error {
+            origin,
+            failure: placed_at_import(state, failure),
+        },
+        other => other,
+    };
     sink.report(report);
     Ok(())
+}
+
+/// A file's import of a name its module does not export, said as `awf run` says it: at the
+/// import, with "did you mean" (link_error.rs), not in QuickJS's words.
+fn placed_at_import(state: &HostState, failure: TestFailure) -> TestFailure {
+    let quickjs = JsError::message(&failure.name, &failure.message);
+    let placed = link_error::place(state, quickjs.clone());
+    if placed == quickjs {
+        return failure;
+    }
+    TestFailure {
+        name: placed.name,
+        message: placed.message,
+        code: placed.code,
+        hint: placed.hint,
+        location: placed.location.map(|at| SourceLocation {
+            file: at.file,
+            line: at.line,
+            col: at.col,
+        }),
+        ..TestFailure::default()
+    }
 }
