@@ -451,6 +451,75 @@ fn durations_out_of_range_are_usage_errors() {
         assert_eq!(ran.code, Some(2), "{timeout}: {}", ran.stderr);
         assert_has(&ran.stderr, "awf: --timeout: ");
     }
+    // One number and one unit, or parts from the largest unit to the smallest, each once.
+    for (timeout, why) in [
+        (
+            "1h1h",
+            "a unit comes twice or out of order; give each unit once, the largest first",
+        ),
+        (
+            "30m1h",
+            "a unit comes twice or out of order; give each unit once, the largest first",
+        ),
+        (" 1s", "it has a space; write it without"),
+    ] {
+        let ran = project.awf(&["run", "wf.ts", "--timeout", timeout]).run();
+        assert_eq!(ran.code, Some(2), "{timeout}: {}", ran.stderr);
+        assert_has(
+            &ran.stderr,
+            &format!("awf: --timeout: \"{timeout}\" is not a duration: {why}"),
+        );
+    }
+    assert_eq!(
+        project
+            .awf(&["run", "wf.ts", "--timeout", "1h30m"])
+            .run()
+            .code,
+        Some(0)
+    );
+}
+
+#[test]
+fn a_timeout_that_is_not_a_number_and_a_tool_named_proto_are_refused_by_their_rules() {
+    let project = TempProject::new();
+    project.file(
+        "wf.ts",
+        r#"export default defineWorkflow({
+  meta: { name: "t", description: "d" },
+  async run(wf) {
+    const out = [];
+    const attempt = async (work) => { try { await work(); out.push("accepted"); } catch (e) { out.push(e.message); } };
+    const t = tool({ description: "x", timeout: NaN, handler: () => 1 });
+    await attempt(() => wf.agents.open({ key: "a", runtime: { command: ["sh"] }, tools: { t } }));
+    const proto = tool({ description: "x", handler: () => 1 });
+    await attempt(() => wf.agents.open({ key: "b", runtime: { command: ["sh"] }, tools: { ["__proto__"]: proto } }));
+    const c = await wf.agents.open({ key: "c", runtime: { command: ["sh"] } });
+    await attempt(() => c.run({ prompt: "x", timeout: NaN }));
+    await attempt(() => wf.receive({ timeout: Infinity }));
+    return out;
+  },
+});
+"#,
+    );
+    let ran = project.awf(&["run", "wf.ts"]).run();
+    let said = ran.assert_success().json_strings();
+    let must = "timeout must be a positive number of milliseconds or a duration such as \"30s\" or \"20m\"";
+    assert_eq!(
+        said[0],
+        format!("agent \"a\": tool \"t\": {must}, or false, not NaN")
+    );
+    assert_eq!(
+        said[1],
+        "agent \"b\": tool \"__proto__\": __proto__ sets a JavaScript object's prototype rather than a property, so a tool may not be named so; give it another name (e.g. add_finding)"
+    );
+    assert_eq!(
+        said[2],
+        format!("agent \"c\": run({{ timeout }}): {must}, not NaN")
+    );
+    assert_eq!(
+        said[3],
+        format!("wf.receive(options?): {must}, not Infinity")
+    );
 }
 
 #[test]
