@@ -156,7 +156,7 @@ async fn run_in_span(agent: Arc<Agent>, mut request: MessageTurnRequest) -> Mess
     let ending = match &outcome {
         MessageOutcome::Ended => TurnEnding {
             timed_out: false,
-            how: "ended".into(),
+            how: "ended: the agent's process exited".into(),
         },
         MessageOutcome::Not(outcome) => outcome.ending(),
     };

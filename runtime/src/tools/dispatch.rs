@@ -212,14 +212,10 @@ async fn run_call(
         Stopped::Cancelled => {
             // Ctrl-C or SIGTERM: the signal's listeners, and the handler's code after them, run
             // for the run's short grace (workflow/mod.rs `drive`); nothing is stopped before.
-            let answered = abort
+            let waited = abort
                 .and_wait(&mut reply, SIGNAL_ABORT_GRACE, &mut cancelled)
                 .await;
-            Settled::failure(
-                Code::Cancelled,
-                stopped_or_ignored(&took, answered, SIGNAL_ABORT_GRACE),
-                None,
-            )
+            Settled::failure(Code::Cancelled, waited.told(&took), None)
         }
         Stopped::TurnCancelled(_)
         | Stopped::TurnOver(TurnEnding {
@@ -228,21 +224,17 @@ async fn run_call(
             // The workflow cancelled the turn, or the agent ended it (it exited, or failed):
             // nothing timed out, so the call is cancelled, with what ended its turn.
             js.stop_call(&slot.id);
-            let answered = abort
+            let waited = abort
                 .and_wait(&mut reply, TOOL_ABORT_GRACE, &mut cancelled)
                 .await;
             js.call_was_stopped(&slot.id);
-            Settled::failure(
-                Code::Cancelled,
-                stopped_or_ignored(&took, answered, TOOL_ABORT_GRACE),
-                None,
-            )
+            Settled::failure(Code::Cancelled, waited.told(&took), None)
         }
         Stopped::TimeUp | Stopped::TurnOver(_) => {
             // Stop the handler's code if it holds the JS thread, abort its signal, then give it
             // the grace.
             js.stop_call(&slot.id);
-            let answered = abort
+            let waited = abort
                 .and_wait(&mut reply, TOOL_ABORT_GRACE, &mut cancelled)
                 .await;
             if js.call_was_stopped(&slot.id) {
@@ -251,14 +243,14 @@ async fn run_call(
                     format!("{took}: its handler was running code that never yielded, and was stopped there"),
                     Some("a handler must not block: await its slow work, and check call.signal in long loops"),
                 )
-            } else if answered {
+            } else if let Waited::Answered = waited {
                 Settled::failure(
                     Code::TimedOut,
-                    stopped_or_ignored(&took, true, TOOL_ABORT_GRACE),
+                    waited.told(&took),
                     Some("call again only if the work is still needed; a slow tool may need a narrower input"),
                 )
             } else {
-                let message = stopped_or_ignored(&took, false, TOOL_ABORT_GRACE);
+                let message = waited.told(&took);
                 tracing::warn!("agent \"{}\": tool {message}", agent.key());
                 Settled::failure(
                     Code::MayHaveRun,
@@ -306,41 +298,52 @@ struct Abort<'a> {
 impl Abort<'_> {
     /// Aborts the call's signal, then waits for its handler to answer: `grace` at most, and once
     /// the run is cancelled no more than `SIGNAL_ABORT_GRACE`, since the run's engine stops
-    /// then. Whether the handler answered.
+    /// then.
     async fn and_wait<F: Future>(
         &self,
         reply: &mut Pin<&mut F>,
         grace: Duration,
         cancelled: &mut watch::Receiver<bool>,
-    ) -> bool {
+    ) -> Waited {
         let abort = self
             .js
             .request("tool.abort", json!({ "run": self.run, "call": self.call }));
         let mut waited = pin!(async {
             let _ = abort.await;
-            tokio::time::timeout(grace, reply.as_mut()).await.is_ok()
+            match tokio::time::timeout(grace, reply.as_mut()).await {
+                Ok(_) => Waited::Answered,
+                Err(_) => Waited::Ignored(grace),
+            }
         });
         tokio::select! {
             biased;
-            answered = &mut waited => return answered,
+            waited = &mut waited => return waited,
             _ = until_cancelled(cancelled) => {}
         }
         tokio::time::timeout(SIGNAL_ABORT_GRACE, waited)
             .await
-            .unwrap_or(false)
+            .unwrap_or(Waited::Ignored(SIGNAL_ABORT_GRACE))
     }
 }
 
-/// `took`, and whether the handler answered once its signal was aborted or ignored it for
-/// `grace`.
-fn stopped_or_ignored(took: &str, answered: bool, grace: Duration) -> String {
-    if answered {
-        format!("{took} and was stopped (call.signal aborted)")
-    } else {
-        format!(
-            "{took} and ignored call.signal for {} more: it may have run, or may still finish",
-            format_duration(grace)
-        )
+/// How a handler took its aborted signal.
+enum Waited {
+    Answered,
+    /// It did not answer within this grace (the last one it got, when the run's cancellation
+    /// cut a longer one short).
+    Ignored(Duration),
+}
+
+impl Waited {
+    /// `took` (what stopped the call), and how the handler took it.
+    fn told(&self, took: &str) -> String {
+        match self {
+            Waited::Answered => format!("{took} and was stopped (call.signal aborted)"),
+            Waited::Ignored(grace) => format!(
+                "{took} and ignored call.signal for {} more: it may have run, or may still finish",
+                format_duration(*grace)
+            ),
+        }
     }
 }
 
