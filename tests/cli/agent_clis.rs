@@ -472,6 +472,13 @@ fn codex_whose_sandbox_cannot_run_commands_is_blocked_with_its_words() {
         project.events_of("live", "check-in").is_empty(),
         "a blocked turn is not checked in on"
     );
+    // awf stopped codex at the first refusal rather than let the model go through its script
+    // (four requests): the model was asked once, or twice if codex was quicker than the stop.
+    let asked = fake.requests_for_prompt(0).len();
+    assert!(
+        asked < 4,
+        "codex went on after its sandbox refused: {asked} requests"
+    );
 }
 
 /// `awf doctor` in `project` with codex installed and `env` set: its JSON report of codex, its

@@ -3,7 +3,8 @@
 //! Launch the process (the harness says how; `environment.rs` says what it inherits), read its
 //! output line by line as it comes and hand each line to the harness, whose events go to the
 //! turn's records as they happen; wait for an accepted answer, the process's end, the turn's
-//! deadline or the run's cancellation. After an answer the process may wrap up (a CLI saves its
+//! deadline, the run's cancellation, or a report the harness calls hopeless (codex's sandbox
+//! refusing the agent's commands). After an answer the process may wrap up (a CLI saves its
 //! session and reports its usage as it ends), within bounds. Whatever ends the attempt, the
 //! process group is stopped and its output kept; then the harness maps the end to an outcome.
 
@@ -89,7 +90,11 @@ pub async fn run<H: ProcessHarness + ?Sized>(harness: &H, attempt: Attempt<'_>) 
     let deadline_at = tokio::time::Instant::from_std(deadline);
     let stop = loop {
         tokio::select! {
-            Some(line) = lines.recv() => reading.line(harness, line),
+            Some(line) = lines.recv() => {
+                if reading.line(harness, line) {
+                    break Stop::Hopeless;
+                }
+            }
             status = process.wait() => break Stop::Exited(status.ok()),
             _ = answered.notified() => break Stop::Answered,
             _ = tokio::time::sleep_until(deadline_at) => break Stop::TimedOut,
@@ -103,14 +108,17 @@ pub async fn run<H: ProcessHarness + ?Sized>(harness: &H, attempt: Attempt<'_>) 
             let release = tokio::time::Instant::from_std(release);
             loop {
                 tokio::select! {
-                    Some(line) = lines.recv() => reading.line(harness, line),
+                    // Past an answer, nothing is hopeless: the process only wraps up.
+                    Some(line) = lines.recv() => {
+                        reading.line(harness, line);
+                    }
                     status = process.wait() => break status.ok(),
                     _ = tokio::time::sleep_until(release) => break None,
                     _ = until_cancelled(&mut cancelled) => break None,
                 }
             }
         }
-        Stop::TimedOut | Stop::Cancelled => None,
+        Stop::TimedOut | Stop::Cancelled | Stop::Hopeless => None,
     };
     let ended = process.stop(status).await;
     sink.process(None);
@@ -133,7 +141,7 @@ pub async fn run<H: ProcessHarness + ?Sized>(harness: &H, attempt: Attempt<'_>) 
         match stop {
             Stop::TimedOut => AttemptEnd::TimedOut,
             Stop::Cancelled => AttemptEnd::Cancelled,
-            Stop::Exited(_) | Stop::Answered => harness.ended(&ProcessExit {
+            Stop::Exited(_) | Stop::Answered | Stop::Hopeless => harness.ended(&ProcessExit {
                 program: &program,
                 status: ended.status,
                 stderr: &ended.stderr,
@@ -153,6 +161,8 @@ enum Stop {
     Answered,
     TimedOut,
     Cancelled,
+    /// The harness read a report that no later step can mend.
+    Hopeless,
 }
 
 /// What the attempt's output said so far.
@@ -175,11 +185,14 @@ impl<'a> Reading<'a> {
         }
     }
 
-    fn line<H: ProcessHarness + ?Sized>(&mut self, harness: &H, (stream, line): Line) {
+    /// Reads one line; `true` when it reported what leaves the attempt nothing to wait for.
+    fn line<H: ProcessHarness + ?Sized>(&mut self, harness: &H, (stream, line): Line) -> bool {
         if stream == Stream::Stderr {
             self.sink.stderr_line(&line);
         }
+        let mut hopeless = false;
         for event in harness.read_line(stream, &line, &mut self.memory) {
+            hopeless |= harness.hopeless(&event);
             match &event {
                 // A session of its own: its running totals start again.
                 HarnessEvent::Session(id) if self.native.id.as_deref() != Some(id.as_str()) => {
@@ -197,6 +210,7 @@ impl<'a> Reading<'a> {
             }
             self.sink.activity(&event);
         }
+        hopeless
     }
 }
 

@@ -17,8 +17,8 @@
 //! `turn.failed{error}`. Usage is the thread's running total (it grows across `exec resume`), so
 //! it is read on the session basis. An `item` of type `error` ("model metadata not found") is a
 //! warning, not a failure. A command that codex's own sandbox could not run (`bwrap: ...`,
-//! codex_sandbox.rs) makes the turn `blocked` with codex's words: no command will run, `wfa`
-//! included, so a check-in would only fail the same way.
+//! codex_sandbox.rs) ends the attempt at once and the turn `blocked`, with codex's words: no
+//! command will run, `wfa` included, so neither the model's retries nor a check-in can help.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -112,6 +112,12 @@ impl ProcessHarness for Codex {
         json_line(line)
             .map(|event| read_event(&event))
             .unwrap_or_default()
+    }
+
+    /// A command its sandbox refused: every other command, `wfa` included, would fail the same
+    /// way, so the turn ends now rather than after the model's retries.
+    fn hopeless(&self, event: &HarnessEvent) -> bool {
+        matches!(event, HarnessEvent::Error { message, blocked: true } if codex_sandbox::is_refusal(message))
     }
 
     fn reconfigure(&self, settings: &Settings) -> Result<Arc<dyn Harness>, RuntimeError> {
@@ -365,6 +371,14 @@ mod tests {
                 if message.starts_with("codex's sandbox could not run the agent's command `/tmp/a/wfa tool add --x '1'`: bwrap: execvp codex-linux-sandbox: No such file or directory; hint: ")),
             "{refused:?}"
         );
+        assert!(
+            codex(None, None).hopeless(&refused[1]),
+            "the attempt ends at once"
+        );
+        assert!(!codex(None, None).hopeless(&HarnessEvent::Error {
+            message: "unexpected status 401 Unauthorized".into(),
+            blocked: true
+        }));
         // The same words from a command that succeeded are its output, not a refusal.
         let printed = read(
             r#"{"type":"item.completed","item":{"id":"item_2","type":"command_execution","command":"cat notes.txt","aggregated_output":"bwrap: a note\n","exit_code":0,"status":"completed"}}"#,

@@ -35,6 +35,9 @@ pub fn refusal(output: &str) -> Option<&str> {
     })
 }
 
+/// How the detail of a turn whose command codex's sandbox refused begins.
+const REFUSED: &str = "codex's sandbox could not run";
+
 /// The detail of a turn whose command codex's sandbox refused (`None`: codex did not say which):
 /// codex's words, then what to do.
 pub fn refused(command: Option<&str>, words: &str) -> String {
@@ -42,10 +45,12 @@ pub fn refused(command: Option<&str>, words: &str) -> String {
         Some(command) => format!("the agent's command `{command}`"),
         None => "the agent's commands".to_string(),
     };
-    format!(
-        "codex's sandbox could not run {what}: {words}; hint: {}",
-        hint(words, "")
-    )
+    format!("{REFUSED} {what}: {words}; hint: {}", hint(words, ""))
+}
+
+/// Whether an error's message is one `refused` wrote.
+pub fn is_refusal(message: &str) -> bool {
+    message.starts_with(REFUSED)
 }
 
 /// What to do about a sandbox that fails with `words`, codex's `stderr` as it started beside them.
@@ -131,6 +136,8 @@ mod tests {
             detail.contains("set CODEX_HOME to a folder outside it"),
             "{detail}"
         );
+        assert!(is_refusal(&detail));
+        assert!(!is_refusal("unexpected status 401 Unauthorized"));
         let namespaces = refused(None, "bwrap: No permissions to create a new namespace");
         assert!(namespaces.contains("user namespaces"), "{namespaces}");
     }

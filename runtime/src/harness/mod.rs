@@ -115,6 +115,13 @@ pub trait ProcessHarness: Send + Sync {
     fn ended(&self, exit: &ProcessExit<'_>) -> AttemptEnd {
         attempt::default_end(exit)
     }
+    /// Whether what the runtime just reported leaves the attempt nothing to wait for: no
+    /// command the agent runs can succeed (codex: its own sandbox refuses them all, `wfa` too),
+    /// so the process is stopped at once and its end read by `ended`. By default nothing does.
+    fn hopeless(&self, event: &HarnessEvent) -> bool {
+        let _ = event;
+        false
+    }
     /// As `Harness::fork`; the default cannot.
     fn fork<'a>(&'a self, op: SessionOp<'a>) -> BoxFuture<'a, OpEnd<Forked>> {
         let _ = op;
