@@ -53,7 +53,7 @@ impl TtyScreen {
         if rows.is_empty() {
             // The header joins the block with the first agent: a run without agents has none.
             let header = self.block.add(self.header.clone());
-            header.enable_steady_tick(Duration::from_millis(500));
+            header.enable_steady_tick(Duration::from_millis(100));
         }
         while rows.len() <= index {
             let bar = self.block.add(ProgressBar::new_spinner());
