@@ -27,8 +27,7 @@ use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::{ChildStderr, ChildStdin, ChildStdout};
 
-use super::permissions::{Access, Denied};
-use super::programs::Launch;
+use super::programs::{check_argv0, Launch};
 use super::system_error::{errno_error, process_error, spawn_error};
 use super::{gate, resources};
 use crate::js::engine::{
@@ -215,21 +214,6 @@ impl SpawnRequest {
         let name = self.kill_signal.as_deref().unwrap_or("SIGTERM");
         signal_number(name).ok_or_else(|| unknown_signal(name))
     }
-}
-
-/// A granted program started under another name: a multi-call program (busybox) would run what
-/// that name says, so only the program's own name is taken.
-fn check_argv0(argv0: Option<&str>, file: &std::path::Path) -> Result<(), OpError> {
-    let Some(argv0) = argv0 else {
-        return Ok(());
-    };
-    if std::path::Path::new(argv0).file_name() == file.file_name() {
-        return Ok(());
-    }
-    let hint = "argv0 decides what a multi-call program such as busybox runs: leave it out, or \
-                run again with --allow-run (without a list) to start programs under any name";
-    let denied = Denied::new(Access::Run, argv0.to_string()).with_hint(hint.to_string());
-    Err(denied.into())
 }
 
 fn unknown_signal(name: &str) -> OpError {

@@ -2,7 +2,7 @@
 //! PATH awf started with gives it, each path to one file (a relative one against awf's working
 //! folder). A child is started from that file, never looked up again: a PATH given to the child,
 //! `process.env.PATH`, a `cwd` option or `process.chdir` cannot make a granted name start
-//! another program.
+//! another program, nor can an `argv0` naming another one (`check_argv0`).
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -98,6 +98,20 @@ impl Programs {
             ),
         }
     }
+}
+
+/// A granted program started under another name: a multi-call program (busybox) would run what
+/// that name says, so only the program's own name is taken.
+pub fn check_argv0(argv0: Option<&str>, file: &Path) -> Result<(), Denied> {
+    let Some(argv0) = argv0 else {
+        return Ok(());
+    };
+    if Path::new(argv0).file_name() == file.file_name() {
+        return Ok(());
+    }
+    let hint = "argv0 decides what a multi-call program such as busybox runs: leave it out, or \
+                run again with --allow-run (without a list) to start programs under any name";
+    Err(Denied::new(Access::Run, argv0.to_string()).with_hint(hint.to_string()))
 }
 
 /// A program named without a folder, looked up on PATH.
