@@ -15,8 +15,8 @@
 //! Records hold prompts, answers and tool inputs: folders are made 0700 and files 0600, whatever
 //! the umask. `events.jsonl` is capped (`limits::MAX_EVENTS_BYTES`, or `$AWF_MAX_EVENTS_BYTES`):
 //! the event that would pass the cap is replaced by one `events-capped` line, later events are
-//! counted and dropped (output.json says how many), and the run goes on; `run-ended` is always
-//! written.
+//! counted and dropped (output.json says how many), in later attempts too, and the run goes on;
+//! `run-ended` is always written.
 
 pub mod ending;
 pub mod event;
@@ -80,7 +80,10 @@ struct EventsFile {
     file: File,
     bytes: u64,
     cap: u64,
-    /// Events not written because the cap was reached.
+    /// Whether the `events-capped` line is written (by this attempt or an earlier one): from
+    /// then on, only `always` lines are.
+    capped: bool,
+    /// Events this attempt did not write because the cap was reached.
     dropped: u64,
 }
 
@@ -89,15 +92,16 @@ impl EventsFile {
     /// small a later line (one that no longer fits may be much larger than those after it);
     /// `always` lines (the run's end) are written past the cap too.
     fn write(&mut self, line: &str, always: bool) -> io::Result<()> {
-        let fits = self.dropped == 0 && self.bytes + line.len() as u64 <= self.cap;
+        let fits = !self.capped && self.bytes + line.len() as u64 <= self.cap;
         if fits || always {
             self.bytes += line.len() as u64;
             return self.file.write_all(line.as_bytes());
         }
         self.dropped += 1;
-        if self.dropped > 1 {
+        if self.capped {
             return Ok(());
         }
+        self.capped = true;
         let capped = event::line(
             SystemTime::now(),
             &Event::EventsCapped {
@@ -154,12 +158,14 @@ impl RunDir {
             .mode(0o600)
             .open(path.join("events.jsonl"))?;
         let bytes = file.metadata()?.len();
+        let capped = reader::reached_its_cap(&path.join("events.jsonl"))?;
         Ok(RunDir {
             path,
             events: Mutex::new(EventsFile {
                 file,
                 bytes,
                 cap: events_cap(),
+                capped,
                 dropped: 0,
             }),
             kept: Mutex::new(None),
@@ -534,6 +540,37 @@ mod tests {
             .collect();
         assert_eq!(kinds, ["log", "events-capped"]);
         assert_eq!(run.dropped_events(), 6);
+        fs::remove_dir_all(cwd).unwrap();
+    }
+
+    #[test]
+    fn a_continued_attempt_writes_nothing_more_into_a_capped_events_file() {
+        let cwd = scratch("cap-continued");
+        let run = RunDir::create(&cwd, "hello", "r1").unwrap();
+        run.events.lock().unwrap().cap = 2000;
+        let log = |message: String| Event::Log {
+            message,
+            fields: None,
+        };
+        run.append(&log("x".repeat(3000))).unwrap();
+        let ended = Event::RunEnded {
+            outcome: "failed".into(),
+            reason: None,
+        };
+        run.append(&ended).unwrap();
+        let path = run.path().to_path_buf();
+        drop(run);
+        let again = RunDir::reopen(&path).unwrap();
+        again.events.lock().unwrap().cap = 2000;
+        again.append(&log("small".into())).unwrap();
+        again.append(&ended).unwrap();
+        let events = reader::read_events(&path.join("events.jsonl")).unwrap();
+        let kinds: Vec<&str> = events
+            .iter()
+            .map(|e| e["event"].as_str().unwrap())
+            .collect();
+        assert_eq!(kinds, ["events-capped", "run-ended", "run-ended"]);
+        assert_eq!(again.dropped_events(), 1);
         fs::remove_dir_all(cwd).unwrap();
     }
 

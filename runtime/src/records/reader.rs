@@ -1,8 +1,9 @@
 //! Reading `events.jsonl` back: every whole line, in order; a torn last line (a crash while
 //! appending) is skipped, never an error. `each_event` streams, so a big run's file is never
-//! held whole in memory; `read_events` collects, for small files and tests.
+//! held whole in memory; `read_events` collects, for small files and tests; `reached_its_cap`
+//! reads only the file's tail.
 
-use std::io::{self, BufRead, BufReader};
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
 /// Calls `each` with every whole, parseable line of the events file at `path`, in order; stops
@@ -22,6 +23,23 @@ pub fn each_event(path: &Path, mut each: impl FnMut(serde_json::Value) -> bool) 
             }
         }
     }
+}
+
+/// Whether the events file at `path` holds its `events-capped` line (false when there is no
+/// file). Past that line only the attempts' `run-ended` lines are written, so it is in the
+/// file's last 64 KiB.
+pub fn reached_its_cap(path: &Path) -> io::Result<bool> {
+    let mut file = match std::fs::File::open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(e),
+    };
+    let len = file.metadata()?.len();
+    file.seek(SeekFrom::Start(len.saturating_sub(64 * 1024)))?;
+    let mut tail = Vec::new();
+    file.read_to_end(&mut tail)?;
+    let marker = br#""event":"events-capped""#;
+    Ok(tail.windows(marker.len()).any(|w| w == marker))
 }
 
 /// Like `each_event`, then goes on reading what is appended, until `each` says stop or, at the

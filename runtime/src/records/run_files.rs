@@ -492,6 +492,7 @@ mod tests {
         replace(&dir.join("output.json"), &output(2, "failed")).unwrap();
         assert_eq!(next_attempt(&dir, &found), 3);
 
+        fs::create_dir_all(dir.join("stages")).unwrap();
         fs::write(stage_path(&dir, "plan"), [0xff, 0xfe]).unwrap();
         assert_eq!(
             named(stages(&dir).unwrap_err()),
