@@ -4,7 +4,9 @@
 // and `call` = { id, agent, signal }, and what it returns is the agent's answer (checked here to
 // be JSON, so that a value that is not is placed at the handler; the host checks its size). The
 // handler runs as its call (identity.ts), so that what it starts, even after an `await`, is known
-// to be that call's. "tool.abort" aborts a call's signal when its time is up or its turn ends.
+// to be that call's. "tool.abort" aborts a call's signal when its time is up, its turn ends or the
+// run is cancelled, with the reason the host gives: a `TimeoutError` when time ran out, else an
+// `AbortError`, its message saying what stopped the call.
 // Reopening an agent with tools replaces its handlers. `AbortController` is the global one
 // (js/host/abort.ts, served lazily: importing it here would make a second copy).
 
@@ -106,11 +108,11 @@ function definedAt(fn: Handler): { file: string; line: number; col: number } | u
   return { file: fileName, line, col };
 }
 
-onRequest("tool.abort", ({ call }: { call: string }) => {
+onRequest("tool.abort", ({ call, reason }: { call: string; reason: { name: string; message: string } }) => {
   const controller = running.get(call);
   if (controller) {
     // Also forgotten here: a handler stopped inside code that never yielded skips its `finally`.
     running.delete(call);
-    controller.abort(new DOMException("the tool call's time is up, or its turn ended", "TimeoutError"));
+    controller.abort(new DOMException(reason.message, reason.name));
   }
 });

@@ -652,7 +652,8 @@ fn a_second_ctrl_c_exits_at_once_and_still_kills_the_agents() {
 }
 
 /// A workflow whose agent's one tool, `wait`, writes `called` and then waits on `call.signal`:
-/// its abort listener writes `aborted`, and settles the call when `settles` is true.
+/// its abort listener writes `aborted` (the signal's reason: its name, a line, its message), and
+/// settles the call when `settles` is true.
 fn waits_on_its_signal(settles: bool) -> String {
     let settle = if settles {
         "reject(call.signal.reason);"
@@ -665,7 +666,7 @@ export default defineWorkflow({{
   meta: {{ name: "t", description: "A call that waits on its signal." }},
   async run(wf) {{
     const wait = tool({{ description: "Waits.", timeout: false, handler: (_, call) => new Promise((_, reject) => {{
-      call.signal.addEventListener("abort", () => {{ writeFileSync("aborted", ""); {settle} }});
+      call.signal.addEventListener("abort", () => {{ writeFileSync("aborted", `${{call.signal.reason.name}}\n${{call.signal.reason.message}}`); {settle} }});
       writeFileSync("called", "");
     }}) }});
     const agent = await wf.agents.open({{ key: "agent", runtime: {{ command: ["./agent.sh"] }}, tools: {{ wait }} }});
@@ -714,6 +715,10 @@ fn ctrl_c_or_sigterm_in_a_tool_call_aborts_its_signal_first_and_exits_soon() {
             project.path().join("aborted").exists(),
             "signal {signal}: the abort listener never ran"
         );
+        assert_eq!(
+            project.read("aborted"),
+            "AbortError\nwait was still running when the run was cancelled"
+        );
         let settled = &project.events_of("t", "tool-settled")[0];
         assert_eq!(settled["outcome"], "cancelled", "{settled}");
         let error = settled["error"].as_str().unwrap();
@@ -748,9 +753,10 @@ fn an_agent_that_exits_during_a_tool_call_cancels_it_with_the_turns_end() {
         .file("wf.ts", &waits_on_its_signal(true));
     let ran = project.awf(&["run", "wf.ts"]).run();
     assert_eq!(ran.assert_success().json()["kind"], "failed");
+    let reason = project.read("aborted");
     assert!(
-        project.path().join("aborted").exists(),
-        "the abort listener never ran"
+        reason.starts_with("AbortError\nits turn ended (failed: "),
+        "{reason}"
     );
     let settled = &project.events_of("t", "tool-settled")[0];
     assert_eq!(settled["outcome"], "cancelled", "{settled}");

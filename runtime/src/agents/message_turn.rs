@@ -160,8 +160,8 @@ async fn run_in_span(agent: Arc<Agent>, mut request: MessageTurnRequest) -> Mess
         },
         MessageOutcome::Not(outcome) => outcome.ending(),
     };
-    agent.close_turn(&request.id, ending);
-    agent.abort_running_call().await;
+    agent.close_turn(&request.id, ending.clone());
+    agent.abort_running_call(&ending).await;
     agent.add_usage(&report.usage);
     let usage = (!report.usage.is_empty()).then_some(report.usage);
     settle(&agent, &request.id, &outcome, started, report.output, usage);

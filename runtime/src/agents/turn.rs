@@ -163,8 +163,9 @@ async fn run_in_span(agent: Arc<Agent>, mut request: TurnRequest) -> Outcome {
     drop(native);
     let outcome = outcome.expect("the loop settles on its last attempt");
     agent.cancels.done(&request.id);
-    agent.close_turn(&request.id, outcome.ending());
-    agent.abort_running_call().await;
+    let ending = outcome.ending();
+    agent.close_turn(&request.id, ending.clone());
+    agent.abort_running_call(&ending).await;
     agent.add_usage(&usage);
     settle(&agent, &request.id, &outcome, started, outputs, usage);
     // `request.ticket` drops here: the agent's next operation may start.

@@ -58,6 +58,24 @@ pub struct TurnEnding {
     pub how: String,
 }
 
+impl TurnEnding {
+    /// What a call's `call.signal.reason` says when its turn ends so.
+    pub fn abort_reason(&self) -> Value {
+        abort_reason(self.timed_out, &format!("its turn ended ({})", self.how))
+    }
+}
+
+/// A call's `call.signal.reason`, as `tool.abort` gives it (js/workflow/tools.ts): a
+/// `TimeoutError` when its time ran out, an `AbortError` when it was cancelled, with `message`.
+pub fn abort_reason(timed_out: bool, message: &str) -> Value {
+    let name = if timed_out {
+        "TimeoutError"
+    } else {
+        "AbortError"
+    };
+    serde_json::json!({ "name": name, "message": message })
+}
+
 impl TurnEnd {
     /// The turn ended so: wakes the calls waiting in it.
     pub fn end(&self, ending: TurnEnding) {

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use tokio::sync::watch;
 
-use super::calls::{CallSlot, CallStart, RefusedCall, TurnEnding};
+use super::calls::{abort_reason, CallSlot, CallStart, RefusedCall, TurnEnding};
 use super::{input, CallBudget, ToolSet};
 use crate::channel::refusal::{self, Code};
 use crate::channel::wire::Response;
@@ -202,10 +202,23 @@ async fn run_call(
         ),
         Stopped::Cancelled => format!("{} was still running when the run was cancelled", slot.tool),
     };
+    // What the handler's `call.signal.reason` says.
+    let reason = abort_reason(
+        matches!(
+            stopped,
+            Stopped::TimeUp
+                | Stopped::TurnOver(TurnEnding {
+                    timed_out: true,
+                    ..
+                })
+        ),
+        &took,
+    );
     let abort = Abort {
         js: &js,
         run: agent.run_id(),
         call: &slot.id,
+        reason,
     };
     let settled = match stopped {
         Stopped::Answer(answer) => answered(&slot.tool, answer),
@@ -288,11 +301,12 @@ enum Stopped {
     TurnCancelled(String),
 }
 
-/// Aborting one running call's `call.signal`.
+/// Aborting one running call's `call.signal`, for `reason`.
 struct Abort<'a> {
     js: &'a JsRequester,
     run: &'a str,
     call: &'a str,
+    reason: Value,
 }
 
 impl Abort<'_> {
@@ -305,9 +319,10 @@ impl Abort<'_> {
         grace: Duration,
         cancelled: &mut watch::Receiver<bool>,
     ) -> Waited {
-        let abort = self
-            .js
-            .request("tool.abort", json!({ "run": self.run, "call": self.call }));
+        let abort = self.js.request(
+            "tool.abort",
+            json!({ "run": self.run, "call": self.call, "reason": self.reason }),
+        );
         let mut waited = pin!(async {
             let _ = abort.await;
             match tokio::time::timeout(grace, reply.as_mut()).await {

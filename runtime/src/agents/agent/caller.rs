@@ -12,7 +12,7 @@ use crate::channel::wire::Response;
 use crate::js::JsRequester;
 use crate::limits::SIGNAL_ABORT_GRACE;
 use crate::records::Event;
-use crate::tools::calls::{CallSlot, CallStart, RefusedCall, TurnWindow};
+use crate::tools::calls::{CallSlot, CallStart, RefusedCall, TurnEnding, TurnWindow};
 use crate::tools::dispatch::Caller;
 use crate::tools::ToolSet;
 
@@ -28,10 +28,10 @@ impl Agent {
     /// abort listeners run before the code awaiting the turn goes on. (The call's own task
     /// also aborts it, later; a second abort does nothing.) Once the run is cancelled its
     /// engine runs only for `SIGNAL_ABORT_GRACE` more, so the wait is no longer than that.
-    pub(in crate::agents) async fn abort_running_call(&self) {
+    pub(in crate::agents) async fn abort_running_call(&self, ending: &TurnEnding) {
         let running = self.state().calls.running_id().map(str::to_string);
         if let Some(call) = running {
-            let payload = serde_json::json!({ "run": self.link.run_id, "call": call });
+            let payload = serde_json::json!({ "run": self.link.run_id, "call": call, "reason": ending.abort_reason() });
             let abort = self.link.js.request("tool.abort", payload);
             if *self.link.cancelled.borrow() {
                 let _ = tokio::time::timeout(SIGNAL_ABORT_GRACE, abort).await;
