@@ -198,7 +198,10 @@ declare module "agentswf" {
     readonly id: string;
     /** The key of the agent that called (a fork's own key). */
     readonly agent: string;
-    /** Aborted when the call's time is up or its turn ends; pass it to the work you await. */
+    /**
+     * Aborted when the call's time is up, its turn ends or the run is cancelled (its `reason`: a
+     * `TimeoutError` when time ran out, else an `AbortError`); pass it to the work you await.
+     */
     readonly signal: AbortSignal;
   }
 

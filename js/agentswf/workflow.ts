@@ -152,7 +152,7 @@ export interface ToolCall {
   readonly id: string;
   /** The key of the agent that called. */
   readonly agent: string;
-  /** Aborted when the call's time is up or its turn ends. */
+  /** Aborted when the call's time is up, its turn ends or the run is cancelled. */
   readonly signal: AbortSignal;
 }
 
