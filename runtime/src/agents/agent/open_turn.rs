@@ -83,9 +83,10 @@ impl Agent {
         state.over.insert(id.to_string());
     }
 
-    /// `wfa result`: judges an answer to `turn`. Every refusal of an answer to one of the agent's
-    /// answer turns is recorded: one that does not fit, one while a tool call runs, a second one
-    /// (or one after the turn ended); an unknown turn's or a message turn's is not.
+    /// `wfa result`: judges an answer to `turn`. Refusals are recorded by code: `invalid-result`
+    /// (it does not fit), `busy` (a tool call runs; checked first, whatever the turn) and
+    /// `closed-turn` (a second answer, or one after its turn ended); `unknown-turn` and
+    /// `message-turn` are not, since no answer was owed there.
     pub(in crate::agents) fn submit_answer(
         &self,
         turn: &str,
