@@ -60,6 +60,10 @@ pub fn open_for_write(
             continue;
         }
         match read_link_at(&dir, &part)? {
+            // O_EXCL never follows a link, not even a dangling one (open(2)).
+            Some(_) if last && flags & libc::O_EXCL != 0 => {
+                return Err(std::io::Error::from_raw_os_error(libc::EEXIST).into());
+            }
             Some(target) => {
                 links += 1;
                 if links > MOST_LINKS {
@@ -181,6 +185,7 @@ mod tests {
         link("sub/real.txt", "to-sub").unwrap();
         link("../out/made.txt", "dangling").unwrap();
         link("../out", "folder").unwrap();
+        link("sub/not-yet.txt", "to-new").unwrap();
         let gate = gate(&inside);
         assert!(open(&inside.join("to-sub"), &gate).is_ok());
         assert!(inside.join("sub/real.txt").exists());
@@ -192,6 +197,12 @@ mod tests {
             }
         }
         assert!(!dir.path().join("out/made.txt").exists());
+        let exclusive = libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL;
+        match open_for_write(&inside.join("to-new"), "shown", exclusive, 0o644, &gate) {
+            Err(OpenError::Io(e)) => assert_eq!(e.raw_os_error(), Some(libc::EEXIST)),
+            _ => panic!("an exclusive open followed a link"),
+        }
+        assert!(!inside.join("sub/not-yet.txt").exists());
         match open(&inside.join("missing/x.txt"), &gate) {
             Err(OpenError::Io(e)) => assert_eq!(e.raw_os_error(), Some(libc::ENOENT)),
             _ => panic!("a missing folder opened"),
