@@ -481,6 +481,51 @@ fn codex_whose_sandbox_cannot_run_commands_is_blocked_with_its_words() {
     );
 }
 
+/// With CODEX_HOME under the temp dir, codex makes no `codex-linux-sandbox` helper and, with a
+/// bubblewrap that cannot run it otherwise, reports no item at all for the commands its sandbox
+/// cannot start: awf reads its warning on stderr, runs codex's own check, and blocks the turn
+/// from its start with the check's words (here a bubblewrap without namespaces; with Debian 12's
+/// bubblewrap 0.8 the words are `bwrap: execvp codex-linux-sandbox: No such file or directory`).
+#[test]
+fn codex_whose_home_is_under_the_temp_dir_and_whose_sandbox_fails_is_blocked_from_the_start() {
+    let project = project();
+    let fake = FakeModel::start(&project, "responses", &two_turn_script(), false);
+    let bwrap = crate::live::broken_bubblewrap(&project);
+    // Under the temp dir, on purpose: the project is there.
+    let state = project.path().join("state");
+    let home = project.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let input = json!({"runtime": Cli::Codex.runtime(), "turns": 1}).to_string();
+    let mut awf = project.awf(&["run", "live.ts", "--timeout", "4m", "--", &input]);
+    let path = format!(
+        "{}:{}:{}",
+        bwrap.display(),
+        crate::live::installed(Cli::Codex).display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    awf.env("PATH", path)
+        .env("HOME", &home)
+        .bound(crate::live::LIVE_BOUND);
+    for (name, value) in crate::live::environment(Cli::Codex, fake.port, &state) {
+        awf.env(&name, value);
+    }
+    let ran = awf.run();
+    ran.assert_success();
+    let outcome = &ran.json()["outcomes"][0];
+    assert_eq!(outcome["kind"], "blocked", "{outcome}\n{}", ran.stderr);
+    let detail = outcome["detail"].as_str().unwrap_or_default();
+    assert_has(
+        detail,
+        "codex's sandbox could not run the agent's commands (`codex sandbox -- true` failed): bwrap: No permissions to create a new namespace",
+    );
+    assert_has(detail, "set CODEX_HOME to a folder outside it");
+    assert_eq!(ran.json()["added"], json!([]), "no command ran");
+    assert!(
+        project.events_of("live", "check-in").is_empty(),
+        "a blocked turn is not checked in on"
+    );
+}
+
 /// `awf doctor` in `project` with codex installed and `env` set: its JSON report of codex, its
 /// exit code and its text.
 fn doctor_on_codex(

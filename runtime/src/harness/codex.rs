@@ -107,7 +107,14 @@ impl ProcessHarness for Codex {
 
     fn read_line(&self, stream: Stream, line: &str, _: &mut LineMemory) -> Vec<HarnessEvent> {
         if stream == Stream::Stderr {
-            return Vec::new();
+            return codex_sandbox::refused_at_start(&self.config.program, line)
+                .map(|message| {
+                    vec![HarnessEvent::Error {
+                        message,
+                        blocked: true,
+                    }]
+                })
+                .unwrap_or_default();
         }
         json_line(line)
             .map(|event| read_event(&event))

@@ -13,7 +13,8 @@
 //!   `bwrap: Failed to make / slave`: a container without user namespaces or capabilities.
 //! - Landlock or seccomp refused by the kernel.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use super::cli::Check;
 use super::codex::SANDBOX;
@@ -76,28 +77,76 @@ fn hint(words: &str, stderr: &str) -> String {
 /// `awf doctor`'s check: `codex sandbox -- true`, with the settings every agent gets, in the
 /// current folder and environment (so CODEX_HOME and the PATH's bubblewrap are the user's).
 pub fn check(program: &Path) -> Check {
+    match run_check(program, &[]) {
+        Err(why) => Check::failed("sandbox", why, None),
+        Ok(None) => Check::ok("sandbox", "works (`codex sandbox -- true` ran)".to_string()),
+        Ok(Some((words, stderr))) => Check::failed(
+            "sandbox",
+            format!("refuses commands: `codex sandbox -- true` failed: {words}"),
+            Some(hint(&words, &stderr)),
+        ),
+    }
+}
+
+/// `codex sandbox -- true` with `env` set: `None` when it ran, else codex's words and stderr.
+fn run_check(program: &Path, env: &[(&str, &str)]) -> Result<Option<(String, String)>, String> {
     let mut args: Vec<&str> = vec!["sandbox"];
     args.extend(SANDBOX);
     args.extend(["--", "true"]);
-    match run_bounded(program, &args) {
-        Err(why) => Check::failed("sandbox", why, None),
-        Ok(ran) if ran.status.success() => {
-            Check::ok("sandbox", "works (`codex sandbox -- true` ran)".to_string())
-        }
-        Ok(ran) => {
-            let said = format!("{}\n{}", ran.stdout, ran.stderr);
-            let words = refusal(&said)
-                .or_else(|| said.lines().map(str::trim).rfind(|l| !l.is_empty()))
-                .unwrap_or("it printed nothing")
-                .to_string();
-            let hint = hint(&words, &ran.stderr);
-            Check::failed(
-                "sandbox",
-                format!("refuses commands: `codex sandbox -- true` failed: {words}"),
-                Some(hint),
-            )
-        }
+    let ran = run_bounded(program, &args, env)?;
+    if ran.status.success() {
+        return Ok(None);
     }
+    let said = format!("{}\n{}", ran.stdout, ran.stderr);
+    let words = refusal(&said)
+        .or_else(|| said.lines().map(str::trim).rfind(|l| !l.is_empty()))
+        .unwrap_or("it printed nothing")
+        .to_string();
+    Ok(Some((words, ran.stderr)))
+}
+
+/// What codex's check said of each program and CODEX_HOME, so a run asks once.
+static CHECKED: Mutex<Vec<(PathBuf, String, Option<String>)>> = Mutex::new(Vec::new());
+
+/// The detail that blocks a turn from its start, when codex warns on stderr that CODEX_HOME is
+/// under the temp dir and its own check then fails: codex reports no item for a command its
+/// sandbox cannot start, so its words would otherwise never reach awf (the turn would look
+/// unanswered). A bubblewrap that can run codex by `--argv0` (its bundled one) needs no helper,
+/// so the warning alone is not a refusal: codex's check, run once per program and home, says.
+pub fn refused_at_start(program: &Path, stderr_line: &str) -> Option<String> {
+    if !stderr_line.contains(HOME_UNDER_TEMP) {
+        return None;
+    }
+    let home = codex_home_in(stderr_line)?;
+    let mut checked = CHECKED.lock().ok()?;
+    let known = checked
+        .iter()
+        .find(|(p, h, _)| p == program && *h == home)
+        .map(|(_, _, said)| said.clone());
+    let said = match known {
+        Some(said) => said,
+        None => {
+            let said = run_check(program, &[("CODEX_HOME", &home)])
+                .ok()
+                .flatten()
+                .map(|(words, _)| words);
+            checked.push((program.to_path_buf(), home, said.clone()));
+            said
+        }
+    };
+    said.map(|words| {
+        format!(
+            "{REFUSED} the agent's commands (`codex sandbox -- true` failed): {words}; hint: {}",
+            hint(&words, HOME_UNDER_TEMP)
+        )
+    })
+}
+
+/// The CODEX_HOME codex's warning names: `(codex_home: AbsolutePathBuf("/tmp/x"))`.
+fn codex_home_in(line: &str) -> Option<String> {
+    let after = line.split("codex_home: ").nth(1)?;
+    let quoted = after.split('"').nth(1)?;
+    Some(quoted.to_string())
 }
 
 #[cfg(test)]
@@ -121,6 +170,18 @@ mod tests {
         );
         assert_eq!(refusal("wfa: add: refused (invalid-input)\n"), None);
         assert_eq!(refusal("grep: bwrap.c: No such file or directory"), None);
+    }
+
+    #[test]
+    fn the_home_codex_warns_about_is_read_from_its_warning() {
+        assert_eq!(
+            codex_home_in("WARNING: proceeding, even though we could not create PATH aliases: Refusing to create helper binaries under temporary dir \"/tmp\" (codex_home: AbsolutePathBuf(\"/tmp/x/codex-home\"))"),
+            Some("/tmp/x/codex-home".to_string())
+        );
+        assert_eq!(
+            refused_at_start(Path::new("/no/codex"), "Reading prompt from stdin..."),
+            None
+        );
     }
 
     #[test]

@@ -104,7 +104,7 @@ fn look(info: &'static CliInfo) -> CliSurvey {
 
 /// The first line `<program> --version` prints, within `BOUND`.
 fn version_of(program: &Path) -> Result<String, String> {
-    let ran = run_bounded(program, &["--version"])?;
+    let ran = run_bounded(program, &["--version"], &[])?;
     // Most print their version on stdout; pi prints it on stderr.
     [ran.stdout, ran.stderr]
         .iter()
@@ -122,12 +122,13 @@ pub struct Ran {
     pub stderr: String,
 }
 
-/// `<program> <args>` in the current folder and environment, stdin closed, within `BOUND`;
-/// `Err` says why it could not run or did not end.
-pub fn run_bounded(program: &Path, args: &[&str]) -> Result<Ran, String> {
+/// `<program> <args>` in the current folder and environment (with `env` set), stdin closed,
+/// within `BOUND`; `Err` says why it could not run or did not end.
+pub fn run_bounded(program: &Path, args: &[&str], env: &[(&str, &str)]) -> Result<Ran, String> {
     let shown = || format!("`{} {}`", program.display(), args.join(" "));
     let mut child = Command::new(program)
         .args(args)
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
