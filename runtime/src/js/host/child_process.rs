@@ -7,11 +7,11 @@
 //! a child to its end on the JS thread, bounded by its `timeout` and by Ctrl-C or SIGTERM.
 //!
 //! `ProcessGroups` keeps the group of every child that may still have a live member (a leader
-//! still running, or one that left background processes behind). When the host drops (the run
+//! still running, or one that left background processes behind; child_groups.rs). When the host drops (the run
 //! or test file ended, `process.exit`, Ctrl-C), every such group gets SIGTERM, then SIGKILL
 //! after `limits::KILL_GRACE`: nothing a handler started is left running.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::os::fd::AsFd;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -19,7 +19,7 @@ use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde::Deserialize;
@@ -27,6 +27,9 @@ use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::{ChildStderr, ChildStdin, ChildStdout};
 
+use super::child_groups::{
+    group_alive, signal_group, signal_name, signal_number, stop_groups, GroupSet,
+};
 use super::programs::{check_argv0, Launch};
 use super::system_error::{errno_error, process_error, spawn_error};
 use super::{gate, resources};
@@ -48,70 +51,6 @@ pub const OPS: &[OpDecl] = &[
 
 /// Largest chunk one `child_read` gives back.
 const READ_CHUNK: usize = 64 * 1024;
-
-/// Signals by name, as Node names them.
-const SIGNALS: &[(&str, i32)] = &[
-    ("SIGHUP", libc::SIGHUP),
-    ("SIGINT", libc::SIGINT),
-    ("SIGQUIT", libc::SIGQUIT),
-    ("SIGABRT", libc::SIGABRT),
-    ("SIGKILL", libc::SIGKILL),
-    ("SIGUSR1", libc::SIGUSR1),
-    ("SIGSEGV", libc::SIGSEGV),
-    ("SIGUSR2", libc::SIGUSR2),
-    ("SIGPIPE", libc::SIGPIPE),
-    ("SIGALRM", libc::SIGALRM),
-    ("SIGTERM", libc::SIGTERM),
-    ("SIGCHLD", libc::SIGCHLD),
-    ("SIGCONT", libc::SIGCONT),
-    ("SIGSTOP", libc::SIGSTOP),
-    ("SIGTSTP", libc::SIGTSTP),
-    ("SIGWINCH", libc::SIGWINCH),
-];
-
-fn signal_number(name: &str) -> Option<i32> {
-    SIGNALS.iter().find(|(n, _)| *n == name).map(|(_, s)| *s)
-}
-
-fn signal_name(number: i32) -> String {
-    SIGNALS
-        .iter()
-        .find(|(_, s)| *s == number)
-        .map(|(n, _)| n.to_string())
-        .unwrap_or_else(|| format!("SIG{number}"))
-}
-
-/// Process groups that may still have live members; shared with the tasks that wait on leaders.
-#[derive(Default)]
-struct GroupSet(Mutex<HashSet<i32>>);
-
-impl GroupSet {
-    fn add(&self, pgid: i32) {
-        self.0.lock().expect("group set").insert(pgid);
-    }
-
-    /// After a leader exited: forget its group unless members are left (they keep the id taken,
-    /// so it cannot name another group while it is listed).
-    fn leader_exited(&self, pgid: i32) {
-        if !group_alive(pgid) {
-            self.0.lock().expect("group set").remove(&pgid);
-        }
-    }
-
-    fn take_all(&self) -> Vec<i32> {
-        self.0.lock().expect("group set").drain().collect()
-    }
-}
-
-fn group_alive(pgid: i32) -> bool {
-    // SAFETY: kill(2) with signal 0 only checks that the group exists.
-    unsafe { libc::killpg(pgid, 0) == 0 }
-}
-
-fn signal_group(pgid: i32, signal: i32) -> bool {
-    // SAFETY: kill(2) on a process group this host started.
-    unsafe { libc::killpg(pgid, signal) == 0 }
-}
 
 /// The live children of one host and the groups they started; kills them all when dropped.
 #[derive(Default)]
@@ -135,22 +74,6 @@ impl Drop for ProcessGroups {
         self.children.clear();
         let groups = self.groups.take_all();
         stop_groups(&groups);
-    }
-}
-
-/// SIGTERM to each group, up to `KILL_GRACE` for them to go, then SIGKILL to what is left.
-fn stop_groups(groups: &[i32]) {
-    let live: Vec<i32> = groups
-        .iter()
-        .copied()
-        .filter(|g| signal_group(*g, libc::SIGTERM))
-        .collect();
-    let until = Instant::now() + KILL_GRACE;
-    while Instant::now() < until && live.iter().any(|g| group_alive(*g)) {
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    for group in live {
-        signal_group(group, libc::SIGKILL);
     }
 }
 

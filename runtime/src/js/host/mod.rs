@@ -7,6 +7,7 @@
 //! keep open between calls (child processes, HTTP exchanges), and closes it when the host drops.
 //! Both live in the host's store (`HostState::put`), not in the engine.
 
+mod child_groups;
 mod child_process;
 mod confined;
 mod console;
