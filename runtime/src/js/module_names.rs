@@ -10,7 +10,7 @@ use swc_core::ecma::ast::{
     BindingIdent, Decl, ExportSpecifier, ImportSpecifier, Module, ModuleDecl, ModuleExportName,
     ModuleItem, Pat,
 };
-use swc_core::ecma::parser::{lexer::Lexer, Parser, StringInput, Syntax, TsSyntax};
+use swc_core::ecma::parser::{lexer::Lexer, Parser, StringInput};
 use swc_core::ecma::visit::{Visit, VisitWith};
 
 use super::source_map::SourcePos;
@@ -175,15 +175,8 @@ fn parse(path: &str, source: &str) -> Option<(Lrc<SourceMap>, Module)> {
         true => SourceKind::TypeScript,
         false => SourceKind::of_path(path),
     };
-    let syntax = match kind {
-        SourceKind::TypeScript => Syntax::Typescript(TsSyntax {
-            decorators: true,
-            ..Default::default()
-        }),
-        SourceKind::JavaScript => Syntax::Es(Default::default()),
-    };
     let lexer = Lexer::new(
-        syntax,
+        kind.syntax(),
         swc_core::ecma::ast::EsVersion::latest(),
         StringInput::from(&*file),
         None,

@@ -39,6 +39,17 @@ impl SourceKind {
             SourceKind::JavaScript
         }
     }
+
+    /// How swc parses a module of this kind.
+    pub fn syntax(self) -> Syntax {
+        match self {
+            SourceKind::TypeScript => Syntax::Typescript(TsSyntax {
+                decorators: true,
+                ..Default::default()
+            }),
+            SourceKind::JavaScript => Syntax::Es(Default::default()),
+        }
+    }
 }
 
 /// A module's JS, ready for the engine.
@@ -80,15 +91,8 @@ pub fn transpile(
         source.to_string(),
     );
     let comments = SingleThreadedComments::default();
-    let syntax = match kind {
-        SourceKind::TypeScript => Syntax::Typescript(TsSyntax {
-            decorators: true,
-            ..Default::default()
-        }),
-        SourceKind::JavaScript => Syntax::Es(Default::default()),
-    };
     let lexer = Lexer::new(
-        syntax,
+        kind.syntax(),
         EsVersion::latest(),
         StringInput::from(&*file),
         Some(&comments),
