@@ -31,19 +31,17 @@ export function toolSpecs(agent: string, tools: unknown): Record<string, unknown
   if (typeof tools !== "object" || tools === null || Array.isArray(tools)) {
     throw new TypeError(`agent "${agent}": tools must be an object: { name: tool({ ... }) }`);
   }
-  const specs: Record<string, unknown> = {};
+  // No prototype: a tool named "__proto__" is a key like any other and reaches the name rule.
+  const specs: Record<string, unknown> = Object.create(null);
   for (const [name, definition] of Object.entries(tools)) {
     if (!isTool(definition)) {
       throw new TypeError(`agent "${agent}": tool "${name}" must be made with tool({ description, input?, handler })`);
     }
-    const spec = {
+    specs[name] = {
       description: definition.description,
       input: definition.input ? definition.input.schema : null,
       timeout: timeoutOption(`agent "${agent}": tool "${name}"`, definition.timeout, TOOL_TIMEOUT),
     };
-    // Defined, not assigned: a tool named "__proto__" must reach the name rule, not become the
-    // prototype of `specs` and vanish.
-    Object.defineProperty(specs, name, { value: spec, enumerable: true, writable: true, configurable: true });
   }
   return specs;
 }
