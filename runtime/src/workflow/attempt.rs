@@ -244,7 +244,7 @@ pub fn continue_run(
     plan.fresh = facts.fresh_stages;
     let attempts = run_files::attempts(&found.dir).map_err(unreadable)?;
     let before = attempts.last().cloned().unwrap_or_default();
-    let (sessions, evented) = prior_sessions(&found.dir);
+    let (sessions, evented) = sessions_and_last_attempt(&found.dir);
     let attempt = run_files::next_attempt(&found.dir, &attempts).max(evented + 1);
     // This attempt's output.json will replace the last one's, which may be the only durable
     // record of how that attempt ended.
@@ -319,7 +319,7 @@ fn claim_attempt(
 
 /// The native session each agent had last, from the run's events (every attempt's; a crash
 /// leaves them too), and the highest attempt the events name (0 when none does).
-pub fn prior_sessions(dir: &Path) -> (HashMap<String, PriorSession>, u32) {
+pub fn sessions_and_last_attempt(dir: &Path) -> (HashMap<String, PriorSession>, u32) {
     let mut sessions = HashMap::new();
     let mut highest = 0;
     let _ = reader::each_event(&dir.join("events.jsonl"), |event| {
@@ -398,7 +398,7 @@ mod tests {
     }
 
     #[test]
-    fn prior_sessions_are_the_last_each_agent_had() {
+    fn sessions_are_the_last_each_agent_had() {
         let dir = std::env::temp_dir().join(format!("awf-prior-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(
@@ -410,7 +410,7 @@ mod tests {
             ),
         )
         .unwrap();
-        let (sessions, highest) = prior_sessions(&dir);
+        let (sessions, highest) = sessions_and_last_attempt(&dir);
         assert_eq!(highest, 2);
         assert_eq!(sessions["a"].session, "s2");
         assert_eq!(sessions["a"].attempt, 2);
