@@ -2,14 +2,16 @@
 //! a turn, checking in, calling a tool, running a shell command, done), since when, what it has
 //! used and done so far, and the last line its process wrote on stderr (kept with a turn that
 //! ends without an answer, as part of why). The live view draws from it, with the run's totals
-//! (`totals`); the closing summary is read from it. Pure: it only folds event lines
-//! (`events.jsonl`'s, parsed) and stderr lines, so it is tested without a run.
+//! (`totals`); the closing summary is read from it. Pure: it only folds the records' typed
+//! events (`records::Event`, as they are appended) and stderr lines, so it is tested without a
+//! run.
 
 use std::time::Instant;
 
 use serde_json::Value;
 
-use crate::usage::{Tokens, Usage};
+use crate::records::Event;
+use crate::usage::{Tokens, Usage, UsageBasis};
 
 /// What one event changed, for a view to show.
 #[derive(Clone, Debug, PartialEq)]
@@ -119,46 +121,46 @@ pub struct Board {
 
 impl Board {
     /// Folds one event in; says what changed.
-    pub fn apply(&mut self, event: &Value) -> Change {
-        let text = |name: &str| event.get(name).and_then(Value::as_str).unwrap_or("");
-        let kind = text("event");
-        match kind {
-            "run-started" => {
-                self.run_id = Some(text("runId").to_string());
-                self.workflow = Some(text("workflow").to_string());
+    pub fn apply(&mut self, event: &Event) -> Change {
+        match event {
+            Event::RunStarted {
+                run_id, workflow, ..
+            } => {
+                self.run_id = Some(run_id.clone());
+                self.workflow = Some(workflow.clone());
                 Change::None
             }
-            "run-ended" => {
-                self.outcome = Some(text("outcome").to_string());
+            Event::RunEnded { outcome, .. } => {
+                self.outcome = Some(outcome.clone());
                 Change::Ended
             }
-            "log" => Change::Line(log_line(text("message"), event.get("fields"))),
-            "stage-started" => Change::Line(match event.get("because").and_then(Value::as_str) {
-                Some(because) => format!("stage {} runs again: {because}", text("stage")),
-                None => format!("stage {}", text("stage")),
+            Event::Log { message, fields } => Change::Line(log_line(message, fields.as_ref())),
+            Event::StageStarted { stage, because } => Change::Line(match because {
+                Some(because) => format!("stage {stage} runs again: {because}"),
+                None => format!("stage {stage}"),
             }),
-            "stage-ended" => Change::Line(format!(
-                "stage {} {}{}",
-                text("stage"),
-                text("outcome"),
-                event
-                    .get("reason")
-                    .and_then(Value::as_str)
+            Event::StageEnded {
+                stage,
+                outcome,
+                reason,
+                ..
+            } => Change::Line(format!(
+                "stage {stage} {outcome}{}",
+                reason
+                    .as_ref()
                     .map(|r| format!(": {r}"))
                     .unwrap_or_default()
             )),
-            "stage-reused" => Change::Line(format!(
-                "stage {} reused (finished in attempt {})",
-                text("stage"),
-                event
-                    .get("fromAttempt")
-                    .and_then(Value::as_u64)
-                    .unwrap_or(1)
+            Event::StageReused {
+                stage,
+                from_attempt,
+            } => Change::Line(format!(
+                "stage {stage} reused (finished in attempt {from_attempt})"
             )),
-            "agent-opened" => {
+            Event::AgentOpened { agent, runtime, .. } => {
                 self.agents.push(AgentRow {
-                    key: text("agent").to_string(),
-                    runtime: runtime(event.get("runtime")),
+                    key: agent.clone(),
+                    runtime: runtime_words(runtime),
                     doing: Doing::Idle,
                     since: Instant::now(),
                     turn: None,
@@ -173,84 +175,105 @@ impl Board {
                 });
                 Change::Row(self.agents.len() - 1)
             }
-            _ => self.apply_to_agent(kind, event),
+            _ => self.apply_to_agent(event),
         }
     }
 
-    fn apply_to_agent(&mut self, kind: &str, event: &Value) -> Change {
-        let text = |name: &str| event.get(name).and_then(Value::as_str).unwrap_or("");
-        let Some(index) = self.agents.iter().position(|a| a.key == text("agent")) else {
+    /// Folds in an event about one agent's work (a turn, a tool call, a shell command, what it
+    /// used, its end); events about an agent the board has no row for change nothing.
+    fn apply_to_agent(&mut self, event: &Event) -> Change {
+        let agent = match event {
+            Event::TurnStarted { agent, .. }
+            | Event::CheckIn { agent, .. }
+            | Event::ToolCalled { agent, .. }
+            | Event::ToolSettled { agent, .. }
+            | Event::ToolRefused { agent, .. }
+            | Event::ShellStarted { agent, .. }
+            | Event::ShellFinished { agent, .. }
+            | Event::UsageReported { agent, .. }
+            | Event::TurnSettled { agent, .. }
+            | Event::AgentClosed { agent } => agent,
+            _ => return Change::None,
+        };
+        let Some(index) = self.agents.iter().position(|a| &a.key == agent) else {
             return Change::None;
         };
         let row = &mut self.agents[index];
-        let doing = match kind {
-            "turn-started" => {
+        let doing = match event {
+            Event::TurnStarted { turn, .. } => {
                 row.turns += 1;
-                row.turn = Some(text("turn").to_string());
+                row.turn = Some(turn.clone());
                 row.live = Tokens::default();
                 row.last_stderr = None;
                 Doing::Working
             }
-            "check-in" => Doing::CheckingIn,
-            "tool-called" => Doing::CallingTool(text("tool").to_string()),
-            "tool-settled" => {
-                if text("outcome") == "result" {
+            Event::CheckIn { .. } => Doing::CheckingIn,
+            Event::ToolCalled { tool, .. } => Doing::CallingTool(tool.clone()),
+            Event::ToolSettled {
+                tool,
+                outcome,
+                error,
+                thrown_at,
+                ..
+            } => {
+                if outcome == "result" {
                     row.calls.ok += 1;
                 } else {
                     row.calls.failed += 1;
                     row.failures.push(ToolFailure {
-                        tool: text("tool").to_string(),
-                        code: text("outcome").to_string(),
-                        error: text("error").to_string(),
-                        at: event
-                            .get("thrownAt")
-                            .and_then(Value::as_str)
-                            .map(str::to_string),
+                        tool: tool.clone(),
+                        code: outcome.clone(),
+                        error: error.clone().unwrap_or_default(),
+                        at: thrown_at.clone(),
                     });
                 }
                 Doing::Working
             }
-            "tool-refused" => {
+            Event::ToolRefused { .. } => {
                 row.calls.refused += 1;
                 return Change::Row(index);
             }
-            "shell-started" => Doing::Shell(text("command").to_string()),
-            "shell-finished" if matches!(row.doing, Doing::Shell(_)) => Doing::Working,
-            "usage-reported" => {
-                if let Some(tokens) = tokens(event) {
-                    match text("basis") {
-                        "request" => {
-                            row.live.input_tokens += tokens.input_tokens;
-                            row.live.output_tokens += tokens.output_tokens;
-                        }
-                        _ => row.live = tokens,
+            Event::ShellStarted { command, .. } => Doing::Shell(command.clone()),
+            Event::ShellFinished { .. } if matches!(row.doing, Doing::Shell(_)) => Doing::Working,
+            Event::UsageReported { basis, tokens, .. } => {
+                if let Some(tokens) = tokens {
+                    if basis == UsageBasis::Request.name() {
+                        row.live.input_tokens += tokens.input_tokens;
+                        row.live.output_tokens += tokens.output_tokens;
+                    } else {
+                        row.live = *tokens;
                     }
                 }
                 return Change::Row(index);
             }
-            "turn-settled" => {
-                let outcome = text("outcome").to_string();
+            Event::TurnSettled {
+                turn,
+                outcome,
+                detail,
+                usage,
+                ..
+            } => {
                 row.outcomes.push(outcome.clone());
-                if let Some(used) = event.get("usage").and_then(usage) {
-                    row.usage.add(&used);
+                if let Some(used) = usage {
+                    row.usage.add(used);
                 }
                 row.live = Tokens::default();
                 if outcome != "answered" {
                     row.turn_failures.push(TurnFailure {
-                        turn: text("turn").to_string(),
+                        turn: turn.clone(),
                         outcome: outcome.clone(),
-                        detail: text("detail").to_string(),
+                        detail: detail.clone().unwrap_or_default(),
                         last_stderr: row.last_stderr.clone(),
                     });
                 }
-                match event.get("detail").and_then(Value::as_str) {
+                match detail {
                     Some(detail) if !detail.is_empty() => {
                         Doing::Settled(format!("{outcome}: {detail}"))
                     }
-                    _ => Doing::Settled(outcome),
+                    _ => Doing::Settled(outcome.clone()),
                 }
             }
-            "agent-closed" => Doing::Closed,
+            Event::AgentClosed { .. } => Doing::Closed,
             _ => return Change::None,
         };
         if row.doing != doing {
@@ -319,11 +342,8 @@ pub fn log_line(message: &str, fields: Option<&Value>) -> String {
     line
 }
 
-/// How records describe a runtime, in a few words.
-fn runtime(described: Option<&Value>) -> String {
-    let Some(described) = described else {
-        return String::new();
-    };
+/// How records describe a runtime (`agent-opened`'s `runtime`), in a few words.
+fn runtime_words(described: &Value) -> String {
     let field = |name: &str| described.get(name).and_then(Value::as_str);
     match (field("kind"), field("model"), field("program")) {
         (Some("command"), _, Some(program)) => {
@@ -336,29 +356,13 @@ fn runtime(described: Option<&Value>) -> String {
     }
 }
 
-fn tokens(value: &Value) -> Option<Tokens> {
-    let count = |name: &str| value.get(name).and_then(Value::as_u64);
-    Some(Tokens {
-        input_tokens: count("inputTokens")?,
-        cached_input_tokens: count("cachedInputTokens").unwrap_or(0),
-        output_tokens: count("outputTokens").unwrap_or(0),
-        reasoning_tokens: count("reasoningTokens").unwrap_or(0),
-    })
-}
-
-fn usage(value: &Value) -> Option<Usage> {
-    Some(Usage {
-        tokens: tokens(value)?,
-        cost_usd: value.get("costUsd").and_then(Value::as_f64),
-    })
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::test_events::*;
     use super::*;
     use serde_json::json;
 
-    fn board(events: &[Value]) -> (Board, Vec<Change>) {
+    fn board(events: &[Event]) -> (Board, Vec<Change>) {
         let mut board = Board::default();
         let changes = events.iter().map(|e| board.apply(e)).collect();
         (board, changes)
@@ -367,18 +371,27 @@ mod tests {
     #[test]
     fn an_agent_works_calls_settles_and_is_counted() {
         let (board, changes) = board(&[
-            json!({"event": "run-started", "runId": "r1", "workflow": "w"}),
-            json!({"event": "agent-opened", "agent": "a", "runtime": {"kind": "codex", "model": "gpt-5", "program": "/bin/codex"}}),
-            json!({"event": "turn-started", "agent": "a", "turn": "t1"}),
-            json!({"event": "tool-called", "agent": "a", "tool": "add", "call": "t1-c1"}),
-            json!({"event": "tool-settled", "agent": "a", "tool": "add", "outcome": "result"}),
-            json!({"event": "tool-refused", "agent": "a", "tool": "add", "code": "invalid-input"}),
-            json!({"event": "tool-called", "agent": "a", "tool": "add", "call": "t1-c2"}),
-            json!({"event": "tool-settled", "agent": "a", "tool": "add", "outcome": "handler-failed", "error": "already recorded", "thrownAt": "wf.ts:9:13"}),
-            json!({"event": "usage-reported", "agent": "a", "turn": "t1", "basis": "request", "inputTokens": 100, "outputTokens": 5}),
-            json!({"event": "turn-settled", "agent": "a", "turn": "t1", "outcome": "answered", "usage": {"inputTokens": 300, "cachedInputTokens": 0, "outputTokens": 15, "reasoningTokens": 0}}),
-            json!({"event": "log", "message": "done", "fields": {"n": 2, "who": "a b"}}),
-            json!({"event": "run-ended", "outcome": "completed"}),
+            run_started("r1", "w"),
+            opened(
+                "a",
+                json!({"kind": "codex", "model": "gpt-5", "program": "/bin/codex"}),
+            ),
+            turn_started("a", "t1"),
+            tool_called("a", "add", "t1-c1"),
+            tool_ok("a", "add"),
+            tool_refused("a", "add", "invalid-input"),
+            tool_called("a", "add", "t1-c2"),
+            tool_settled(
+                "a",
+                "add",
+                "handler-failed",
+                Some("already recorded"),
+                Some("wf.ts:9:13"),
+            ),
+            usage_reported("a", "t1", "request", 100, 5),
+            turn_settled("a", "t1", "answered", None, Some(usage(300, 0, 15, None))),
+            log("done", Some(json!({"n": 2, "who": "a b"}))),
+            run_ended("completed"),
         ]);
         assert_eq!(board.run_id.as_deref(), Some("r1"));
         let a = &board.agents[0];
@@ -407,45 +420,40 @@ mod tests {
 
     #[test]
     fn what_an_agent_does_now() {
-        let (mut board, _) = board(&[
-            json!({"event": "agent-opened", "agent": "a", "runtime": {"kind": "command", "program": "/w/agent.sh"}}),
-            json!({"event": "turn-started", "agent": "a", "turn": "t1"}),
-        ]);
+        let (mut board, _) = board(&[opened_command("a", "/w/agent.sh"), turn_started("a", "t1")]);
         assert_eq!(board.agents[0].runtime, "command agent.sh");
         assert!(board.agents[0].is_busy());
-        board.apply(&json!({"event": "shell-started", "agent": "a", "command": "ls"}));
+        board.apply(&shell_started("a", "ls"));
         assert_eq!(board.agents[0].doing, Doing::Shell("ls".into()));
-        board.apply(&json!({"event": "shell-finished", "agent": "a", "command": "ls"}));
+        board.apply(&shell_finished("a", "ls"));
         assert_eq!(board.agents[0].doing, Doing::Working);
-        board.apply(&json!({"event": "check-in", "agent": "a", "turn": "t1"}));
+        board.apply(&check_in("a", "t1"));
         assert_eq!(board.agents[0].doing, Doing::CheckingIn);
-        board.apply(&json!({"event": "turn-settled", "agent": "a", "turn": "t1", "outcome": "failed", "detail": "exit 3"}));
+        board.apply(&turn_settled("a", "t1", "failed", Some("exit 3"), None));
         assert_eq!(
             board.agents[0].doing,
             Doing::Settled("failed: exit 3".into())
         );
         assert!(!board.agents[0].is_busy());
-        assert_eq!(
-            board.apply(&json!({"event": "turn-started", "agent": "nobody"})),
-            Change::None
-        );
+        assert_eq!(board.apply(&turn_started("nobody", "")), Change::None);
     }
 
     #[test]
     fn a_turn_without_an_answer_keeps_its_reason_and_last_stderr_line() {
-        let (mut board, _) = board(&[
-            json!({"event": "agent-opened", "agent": "a"}),
-            json!({"event": "turn-started", "agent": "a", "turn": "t1"}),
-        ]);
+        let (mut board, _) = board(&[opened("a", Value::Null), turn_started("a", "t1")]);
         board.stderr_line("a", "connecting");
         board.stderr_line("a", "the network is down  ");
         board.stderr_line("a", "   ");
         board.stderr_line("nobody", "lost");
-        board.apply(&json!({"event": "turn-settled", "agent": "a", "turn": "t1", "outcome": "timed-out", "detail": "the turn's deadline passed"}));
-        board.apply(&json!({"event": "turn-started", "agent": "a", "turn": "t2"}));
-        board.apply(
-            &json!({"event": "turn-settled", "agent": "a", "turn": "t2", "outcome": "answered"}),
-        );
+        board.apply(&turn_settled(
+            "a",
+            "t1",
+            "timed-out",
+            Some("the turn's deadline passed"),
+            None,
+        ));
+        board.apply(&turn_started("a", "t2"));
+        board.apply(&turn_settled("a", "t2", "answered", None, None));
         assert_eq!(
             board.agents[0].turn_failures,
             vec![TurnFailure {
@@ -461,16 +469,16 @@ mod tests {
     #[test]
     fn totals_count_agents_working_and_done_calls_and_tokens() {
         let (board, _) = board(&[
-            json!({"event": "agent-opened", "agent": "a"}),
-            json!({"event": "agent-opened", "agent": "b"}),
-            json!({"event": "agent-opened", "agent": "c"}),
-            json!({"event": "turn-started", "agent": "a", "turn": "t1"}),
-            json!({"event": "tool-called", "agent": "a", "tool": "add", "call": "t1-c1"}),
-            json!({"event": "tool-settled", "agent": "a", "tool": "add", "outcome": "result"}),
-            json!({"event": "tool-refused", "agent": "a", "tool": "add", "code": "invalid-input"}),
-            json!({"event": "usage-reported", "agent": "a", "turn": "t1", "basis": "request", "inputTokens": 1000, "outputTokens": 5}),
-            json!({"event": "turn-started", "agent": "b", "turn": "t1"}),
-            json!({"event": "turn-settled", "agent": "b", "turn": "t1", "outcome": "answered", "usage": {"inputTokens": 300, "outputTokens": 15}}),
+            opened("a", Value::Null),
+            opened("b", Value::Null),
+            opened("c", Value::Null),
+            turn_started("a", "t1"),
+            tool_called("a", "add", "t1-c1"),
+            tool_ok("a", "add"),
+            tool_refused("a", "add", "invalid-input"),
+            usage_reported("a", "t1", "request", 1000, 5),
+            turn_started("b", "t1"),
+            turn_settled("b", "t1", "answered", None, Some(usage(300, 0, 15, None))),
         ]);
         assert_eq!(
             board.totals(),

@@ -11,13 +11,13 @@
 pub mod board;
 mod plain;
 pub mod summary;
+#[cfg(test)]
+mod test_events;
 mod tty;
 
 use std::sync::Mutex;
 
-use serde_json::Value;
-
-use crate::records::RunObserver;
+use crate::records::{Event, RunObserver};
 use board::{AgentRow, Board, Change};
 
 /// How the view looks.
@@ -90,7 +90,7 @@ impl LiveView {
 }
 
 impl RunObserver for LiveView {
-    fn recorded(&self, event: &Value) {
+    fn recorded(&self, event: &Event) {
         let mut board = self.board.lock().unwrap_or_else(|e| e.into_inner());
         match board.apply(event) {
             Change::Row(index) => {
@@ -100,9 +100,8 @@ impl RunObserver for LiveView {
             Change::Line(line) => self.screen.line(&line),
             Change::None | Change::Ended => {}
         }
-        if self.verbose && event["event"] == "agent-message" {
-            let agent = event["agent"].as_str().unwrap_or_default();
-            for line in event["text"].as_str().unwrap_or_default().lines() {
+        if let (true, Event::AgentMessage { agent, text, .. }) = (self.verbose, event) {
+            for line in text.lines() {
                 self.screen.line(&format!("{agent} says: {line}"));
             }
         }
@@ -175,11 +174,12 @@ mod tests {
 
     #[test]
     fn plain_lines_keep_all_of_a_text() {
+        use test_events::*;
         let mut board = Board::default();
         for event in [
-            serde_json::json!({"event": "agent-opened", "agent": "a"}),
-            serde_json::json!({"event": "turn-started", "agent": "a", "turn": "t1"}),
-            serde_json::json!({"event": "shell-started", "agent": "a", "command": format!("cat <<'X'\n{}\nX", "y".repeat(100))}),
+            opened("a", serde_json::Value::Null),
+            turn_started("a", "t1"),
+            shell_started("a", &format!("cat <<'X'\n{}\nX", "y".repeat(100))),
         ] {
             board.apply(&event);
         }

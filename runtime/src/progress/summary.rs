@@ -92,6 +92,7 @@ fn relative(at: &str, cwd: &Path) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_events::*;
     use super::*;
     use serde_json::json;
 
@@ -99,24 +100,57 @@ mod tests {
     fn each_agent_on_a_line_and_failed_calls_under_it() {
         let mut board = Board::default();
         for event in [
-            json!({"event": "agent-opened", "agent": "reviewer", "runtime": {"kind": "codex", "model": "gpt-5", "program": "/bin/codex"}}),
-            json!({"event": "turn-started", "agent": "reviewer", "turn": "t1"}),
-            json!({"event": "tool-settled", "agent": "reviewer", "tool": "add_finding", "outcome": "result"}),
-            json!({"event": "tool-settled", "agent": "reviewer", "tool": "add_finding", "outcome": "handler-failed", "error": "src/a.ts:3 is already recorded", "thrownAt": "/w/tools.ts:31:21"}),
-            json!({"event": "tool-settled", "agent": "reviewer", "tool": "when", "outcome": "result-not-json", "error": "when returned a value that is not JSON: value is a Date, which is not JSON; fix the handler: return date.toISOString()", "thrownAt": "/w/tools.ts:40:15"}),
-            json!({"event": "turn-settled", "agent": "reviewer", "turn": "t1", "outcome": "answered", "usage": {"inputTokens": 1200, "cachedInputTokens": 200, "outputTokens": 40, "reasoningTokens": 0, "costUsd": 0.01}}),
-            json!({"event": "agent-opened", "agent": "idle", "runtime": {"kind": "command", "program": "/w/agent.sh"}}),
-            json!({"event": "agent-opened", "agent": "broken", "runtime": {"kind": "command", "program": "/w/agent.sh"}}),
-            json!({"event": "turn-started", "agent": "broken", "turn": "t1"}),
+            opened(
+                "reviewer",
+                json!({"kind": "codex", "model": "gpt-5", "program": "/bin/codex"}),
+            ),
+            turn_started("reviewer", "t1"),
+            tool_ok("reviewer", "add_finding"),
+            tool_settled(
+                "reviewer",
+                "add_finding",
+                "handler-failed",
+                Some("src/a.ts:3 is already recorded"),
+                Some("/w/tools.ts:31:21"),
+            ),
+            tool_settled(
+                "reviewer",
+                "when",
+                "result-not-json",
+                Some("when returned a value that is not JSON: value is a Date, which is not JSON; fix the handler: return date.toISOString()"),
+                Some("/w/tools.ts:40:15"),
+            ),
+            turn_settled(
+                "reviewer",
+                "t1",
+                "answered",
+                None,
+                Some(usage(1200, 200, 40, Some(0.01))),
+            ),
+            opened_command("idle", "/w/agent.sh"),
+            opened_command("broken", "/w/agent.sh"),
+            turn_started("broken", "t1"),
         ] {
             board.apply(&event);
         }
         board.stderr_line("broken", "connecting");
         board.stderr_line("broken", "the network is down");
         for event in [
-            json!({"event": "turn-settled", "agent": "broken", "turn": "t1", "outcome": "failed", "detail": "agent.sh exited with code 3: connecting\nthe network is down"}),
-            json!({"event": "turn-started", "agent": "broken", "turn": "t2"}),
-            json!({"event": "turn-settled", "agent": "broken", "turn": "t2", "outcome": "failed", "detail": "agent.sh exited with code 3: the network is down"}),
+            turn_settled(
+                "broken",
+                "t1",
+                "failed",
+                Some("agent.sh exited with code 3: connecting\nthe network is down"),
+                None,
+            ),
+            turn_started("broken", "t2"),
+            turn_settled(
+                "broken",
+                "t2",
+                "failed",
+                Some("agent.sh exited with code 3: the network is down"),
+                None,
+            ),
         ] {
             board.apply(&event);
         }

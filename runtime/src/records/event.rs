@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::time::rfc3339;
 use crate::usage::{Tokens, Usage};
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "event", rename_all = "kebab-case")]
 pub enum Event {
     #[serde(rename_all = "camelCase")]
@@ -342,7 +342,14 @@ pub enum Event {
 
 /// The full line for an event at a time, newline included.
 pub fn line(at: SystemTime, event: &Event) -> String {
-    stamped(at, event, 0, None)
+    line_of(&stamped(at, event, 0, None))
+}
+
+/// An event's line in events.jsonl, newline included, from its stamped object (`stamped`).
+pub fn line_of(stamped: &serde_json::Value) -> String {
+    let mut text = stamped.to_string();
+    text.push('\n');
+    text
 }
 
 /// Whether a line of this kind says what an attempt did, and so carries the attempt (and the
@@ -367,8 +374,14 @@ fn says_what_an_attempt_did(event: &Event) -> bool {
     )
 }
 
-/// The line for an event written by `attempt` (0: none) while `stage` is open.
-pub fn stamped(at: SystemTime, event: &Event, attempt: u32, stage: Option<&str>) -> String {
+/// The object for an event written by `attempt` (0: none) while `stage` is open: its line in
+/// events.jsonl is this, written out (`line_of`).
+pub fn stamped(
+    at: SystemTime,
+    event: &Event,
+    attempt: u32,
+    stage: Option<&str>,
+) -> serde_json::Value {
     let mut object = serde_json::Map::new();
     object.insert("at".into(), rfc3339(at).into());
     if let Ok(serde_json::Value::Object(fields)) = serde_json::to_value(event) {
@@ -380,9 +393,7 @@ pub fn stamped(at: SystemTime, event: &Event, attempt: u32, stage: Option<&str>)
             object.entry("stage").or_insert_with(|| stage.into());
         }
     }
-    let mut text = serde_json::Value::Object(object).to_string();
-    text.push('\n');
-    text
+    serde_json::Value::Object(object)
 }
 
 #[cfg(test)]

@@ -304,26 +304,21 @@ impl RunDir {
         Ok(format!("turns/{turn}/{name}"))
     }
 
-    /// Appends one event line, stamped with the time.
+    /// Appends one event line, stamped with the time; the observer gets the event itself.
     pub fn append(&self, event: &Event) -> io::Result<()> {
         let stage = self.stage.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        let line = event::stamped(SystemTime::now(), event, self.attempt(), stage.as_deref());
+        let stamped = event::stamped(SystemTime::now(), event, self.attempt(), stage.as_deref());
+        let line = event::line_of(&stamped);
         self.note_activity(event);
-        let observer = self.observer.get();
-        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
-        let parsed: Option<serde_json::Value> = (kept.is_some() || observer.is_some())
-            .then(|| serde_json::from_str(&line).ok())
-            .flatten();
-        if let (Some(kept), Some(value)) = (kept.as_mut(), &parsed) {
-            kept.push(value.clone());
+        if let Some(kept) = self.kept.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+            kept.push(stamped);
         }
-        drop(kept);
         let always = matches!(event, Event::RunEnded { .. });
         let mut events = self.events.lock().unwrap_or_else(|e| e.into_inner());
         let written = events.write(&line, always);
         // Under the file's lock, so an observer sees events in the order they were written.
-        if let (Some(observer), Some(value)) = (observer, &parsed) {
-            observer.recorded(value);
+        if let Some(observer) = self.observer.get() {
+            observer.recorded(event);
         }
         written
     }
@@ -571,6 +566,82 @@ mod tests {
             .collect();
         assert_eq!(kinds, ["events-capped", "run-ended", "run-ended"]);
         assert_eq!(again.dropped_events(), 1);
+        fs::remove_dir_all(cwd).unwrap();
+    }
+
+    /// Keeps what it is shown.
+    #[derive(Default)]
+    struct Watcher {
+        seen: Mutex<Vec<Event>>,
+    }
+
+    impl RunObserver for Watcher {
+        fn recorded(&self, event: &Event) {
+            self.seen.lock().unwrap().push(event.clone());
+        }
+        fn agent_stderr(&self, _agent: &str, _turn: &str, _line: &str) {}
+    }
+
+    #[test]
+    fn the_observer_gets_every_event_appended_as_it_is_typed_in_order() {
+        let cwd = scratch("observer");
+        let run = RunDir::create(&cwd, "hello", "r1").unwrap();
+        run.events.lock().unwrap().cap = 400;
+        let watcher = Arc::new(Watcher::default());
+        run.observe(watcher.clone());
+        let appended = vec![
+            Event::UsageReported {
+                agent: "a".into(),
+                turn: "t1".into(),
+                basis: "request".into(),
+                tokens: Some(crate::usage::Tokens {
+                    input_tokens: 100,
+                    output_tokens: 5,
+                    ..Default::default()
+                }),
+                cost_usd: Some(0.01),
+            },
+            Event::Log {
+                message: "x".repeat(500),
+                fields: None,
+            },
+            Event::RunEnded {
+                outcome: "completed".into(),
+                reason: None,
+            },
+        ];
+        for event in &appended {
+            run.append(event).unwrap();
+        }
+        assert_eq!(
+            *watcher.seen.lock().unwrap(),
+            appended,
+            "the event past the cap too"
+        );
+        fs::remove_dir_all(cwd).unwrap();
+    }
+
+    #[test]
+    fn kept_events_are_the_lines_of_the_events_file() {
+        let cwd = scratch("kept");
+        let run = RunDir::create(&cwd, "hello", "r1").unwrap();
+        run.keep_events();
+        run.set_attempt(2);
+        run.set_stage(Some("build"));
+        run.append(&Event::StageStarted {
+            stage: "build".into(),
+            because: None,
+        })
+        .unwrap();
+        run.append(&Event::Log {
+            message: "one".into(),
+            fields: Some(json!({"n": 1.5, "neg": -3})),
+        })
+        .unwrap();
+        let events = reader::read_events(&run.path().join("events.jsonl")).unwrap();
+        assert_eq!(run.kept_events(0), events);
+        assert_eq!(events[0]["attempt"], 2);
+        assert_eq!(run.kept_events(1), events[1..]);
         fs::remove_dir_all(cwd).unwrap();
     }
 
