@@ -4,6 +4,8 @@
 use std::future::Future;
 use std::pin::Pin;
 
+use super::op_code::OpCode;
+
 /// What an op gives back, before it becomes a JS value.
 #[derive(Debug, PartialEq)]
 pub enum OpValue {
@@ -43,11 +45,11 @@ pub struct OpError {
 }
 
 impl OpError {
-    /// An `AwfError` with `code`.
-    pub fn new(code: &str, message: impl Into<String>) -> OpError {
+    /// An `AwfError` with `code`, one of the table's (`OpCode`).
+    pub fn new(code: OpCode, message: impl Into<String>) -> OpError {
         OpError {
             class: ErrorClass::Awf,
-            code: code.to_string(),
+            code: code.as_str().to_string(),
             message: message.into(),
             data: None,
         }
@@ -96,7 +98,7 @@ impl OpError {
     pub fn internal(message: impl Into<String>) -> OpError {
         OpError {
             class: ErrorClass::Internal,
-            code: "internal".to_string(),
+            code: OpCode::Internal.as_str().to_string(),
             message: message.into(),
             data: None,
         }

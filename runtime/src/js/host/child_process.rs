@@ -34,7 +34,7 @@ use super::programs::{check_argv0, Launch};
 use super::system_error::{errno_error, process_error, spawn_error};
 use super::{gate, resources};
 use crate::js::engine::{
-    async_op, sync_op, Bytes, ConsoleTarget, HostState, OpDecl, OpError, OpFuture, OpValue,
+    async_op, sync_op, Bytes, ConsoleTarget, HostState, OpCode, OpDecl, OpError, OpFuture, OpValue,
 };
 use crate::limits::KILL_GRACE;
 
@@ -140,7 +140,7 @@ impl SpawnRequest {
 }
 
 fn unknown_signal(name: &str) -> OpError {
-    OpError::new("ERR_UNKNOWN_SIGNAL", format!("Unknown signal: {name}"))
+    OpError::new(OpCode::ErrUnknownSignal, format!("Unknown signal: {name}"))
 }
 
 /// One stdio slot. "inherit" of stdout follows the console: under `awf run`, stdout carries only
@@ -162,7 +162,7 @@ fn stdio(kind: &str, fd: i32, state: &HostState) -> Result<Stdio, OpError> {
         other => {
             let message =
                 format!("stdio \"{other}\" is not supported yet: use pipe, inherit or ignore");
-            return Err(OpError::new("ERR_NOT_SUPPORTED", message));
+            return Err(OpError::new(OpCode::ErrNotSupported, message));
         }
     })
 }

@@ -35,7 +35,7 @@ use super::permissions::Permissions;
 use super::system_error::describe_errno;
 use super::{gate, resources};
 use crate::js::engine::{
-    async_op, sync_op, Bytes as JsBytes, HostState, OpDecl, OpError, OpFuture, OpValue,
+    async_op, sync_op, Bytes as JsBytes, HostState, OpCode, OpDecl, OpError, OpFuture, OpValue,
 };
 
 pub const OPS: &[OpDecl] = &[
@@ -69,7 +69,7 @@ impl Exchanges {
         }
         let https = hyper_rustls::HttpsConnectorBuilder::new()
             .with_provider_and_webpki_roots(rustls::crypto::ring::default_provider())
-            .map_err(|e| OpError::new("ERR_TLS", format!("cannot set up TLS: {e}")))?
+            .map_err(|e| OpError::new(OpCode::ErrTls, format!("cannot set up TLS: {e}")))?
             .https_or_http()
             .enable_http1()
             .build();
@@ -109,7 +109,7 @@ fn fetch_send(
 ) -> Result<OpFuture, OpError> {
     let url = Url::parse(&request.url).map_err(|e| {
         OpError::new(
-            "ERR_INVALID_URL",
+            OpCode::ErrInvalidUrl,
             format!("invalid URL {}: {e}", request.url),
         )
     })?;
@@ -117,7 +117,7 @@ fn fetch_send(
     check_url(&url, &permissions)?;
     let method = Method::from_bytes(request.method.as_bytes()).map_err(|_| {
         OpError::new(
-            "ERR_INVALID_ARG_VALUE",
+            OpCode::ErrInvalidArgValue,
             format!("invalid method {}", request.method),
         )
     })?;
@@ -191,7 +191,7 @@ fn fetch_close(state: &Rc<HostState>, id: u64) -> Result<(), OpError> {
 }
 
 fn aborted() -> OpError {
-    OpError::new("ABORT_ERR", "the fetch was closed")
+    OpError::new(OpCode::AbortErr, "the fetch was closed")
 }
 
 async fn until_cancelled(
@@ -217,7 +217,7 @@ fn check_url(url: &Url, permissions: &Permissions) -> Result<(), OpError> {
         "http" | "https" => {}
         other => {
             return Err(OpError::new(
-                "ERR_NOT_SUPPORTED",
+                OpCode::ErrNotSupported,
                 format!("{other}: URLs are not supported yet by fetch: use http: or https:"),
             ))
         }
@@ -253,7 +253,7 @@ async fn exchange(
                 Redirect::Manual => {}
                 Redirect::Error => {
                     return Err(OpError::new(
-                        "ERR_REDIRECT",
+                        OpCode::ErrRedirect,
                         format!("unexpected redirect to {location} (redirect: \"error\")"),
                     ))
                 }
@@ -261,13 +261,13 @@ async fn exchange(
                     redirects += 1;
                     if redirects > MAX_REDIRECTS {
                         return Err(OpError::new(
-                            "ERR_REDIRECT",
+                            OpCode::ErrRedirect,
                             format!("redirect count exceeded ({MAX_REDIRECTS})"),
                         ));
                     }
                     let next = hop.url.join(&location).map_err(|e| {
                         OpError::new(
-                            "ERR_INVALID_URL",
+                            OpCode::ErrInvalidUrl,
                             format!("invalid redirect location {location}: {e}"),
                         )
                     })?;
@@ -350,13 +350,13 @@ fn build(hop: &Hop) -> Result<Request<Full<Bytes>>, OpError> {
     for (name, value) in &hop.headers {
         let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
             OpError::new(
-                "ERR_INVALID_HTTP_TOKEN",
+                OpCode::ErrInvalidHttpToken,
                 format!("invalid header name {name:?}"),
             )
         })?;
         let value = HeaderValue::from_bytes(&latin1_bytes(value)).map_err(|_| {
             OpError::new(
-                "ERR_INVALID_CHAR",
+                OpCode::ErrInvalidChar,
                 format!("invalid value for header {name}"),
             )
         })?;
@@ -366,7 +366,7 @@ fn build(hop: &Hop) -> Result<Request<Full<Bytes>>, OpError> {
         .body(Full::new(hop.body.clone().unwrap_or_default()))
         .map_err(|e| {
             OpError::new(
-                "ERR_INVALID_ARG_VALUE",
+                OpCode::ErrInvalidArgValue,
                 format!("cannot build the request: {e}"),
             )
         })
@@ -407,9 +407,9 @@ fn http_error(error: &(dyn std::error::Error + 'static), url: Option<&Url>) -> O
         .iter()
         .any(|c| c.contains("certificate") || c.contains("tls"))
     {
-        return OpError::new("ERR_TLS", text);
+        return OpError::new(OpCode::ErrTls, text);
     }
-    OpError::new("UND_ERR_SOCKET", text)
+    OpError::new(OpCode::UndErrSocket, text)
 }
 
 fn connect_error(errno: i32, url: Option<&Url>) -> OpError {

@@ -3,7 +3,7 @@
 use std::rc::Rc;
 
 use super::gate;
-use crate::js::engine::{sync_op, HostState, OpDecl, OpError};
+use crate::js::engine::{sync_op, HostState, OpCode, OpDecl, OpError};
 
 pub const OPS: &[OpDecl] = &[
     sync_op!(process_info),
@@ -60,7 +60,7 @@ fn process_chdir(state: &Rc<HostState>, dir: String) -> Result<(), OpError> {
             Ok(())
         }
         _ => Err(OpError::new(
-            "ENOENT",
+            OpCode::Enoent,
             format!("ENOENT: no such file or directory, chdir '{dir}'"),
         )),
     }

@@ -11,7 +11,7 @@ use serde_json::json;
 use crate::channel::client;
 use crate::channel::wire::Request;
 use crate::harness::RuntimeOverrides;
-use crate::js::engine::{async_op, sync_op, HostState, OpDecl, OpError};
+use crate::js::engine::{async_op, sync_op, HostState, OpCode, OpDecl, OpError};
 use crate::paths::make_temp_dir;
 use crate::records::RunDir;
 use crate::workflow::attempt::AttemptStart;
@@ -122,7 +122,7 @@ fn test_run_open(
 fn run_of(state: &HostState, handle: u64) -> Result<Arc<Run>, OpError> {
     state
         .handle::<Arc<Run>>(handle)
-        .ok_or_else(|| OpError::new("run-ended", "this test run has ended"))
+        .ok_or_else(|| OpError::new(OpCode::RunEnded, "this test run has ended"))
 }
 
 #[derive(Deserialize)]
@@ -157,19 +157,21 @@ fn test_exchange(
 ) -> Result<impl std::future::Future<Output = Result<serde_json::Value, OpError>>, OpError> {
     let run = run_of(state, args.run)?;
     let key = args.agent.as_str();
-    let agent = run
-        .agents
-        .get(key)
-        .ok_or_else(|| OpError::new("unknown-agent", format!("no agent \"{key}\" in this run")))?;
+    let agent = run.agents.get(key).ok_or_else(|| {
+        OpError::new(
+            OpCode::UnknownAgent,
+            format!("no agent \"{key}\" in this run"),
+        )
+    })?;
     let socket = agent
         .socket_path()
-        .ok_or_else(|| OpError::new("agent-closed", format!("agent \"{key}\" is closed")))?;
+        .ok_or_else(|| OpError::new(OpCode::AgentClosed, format!("agent \"{key}\" is closed")))?;
     let request: Request = serde_json::from_value(args.request)
-        .map_err(|e| OpError::new("invalid-request", format!("not a wire request: {e}")))?;
+        .map_err(|e| OpError::new(OpCode::InvalidRequest, format!("not a wire request: {e}")))?;
     Ok(async move {
         let response = client::exchange(&socket, &request)
             .await
-            .map_err(|e| OpError::new("unreachable", e.to_string()))?;
+            .map_err(|e| OpError::new(OpCode::Unreachable, e.to_string()))?;
         serde_json::to_value(&response).map_err(|e| OpError::internal(e.to_string()))
     })
 }

@@ -7,7 +7,7 @@ use std::rc::Rc;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::js::engine::{sync_op, HostState, OpDecl, OpError};
+use crate::js::engine::{sync_op, HostState, OpCode, OpDecl, OpError};
 use crate::testing::snapshot_file;
 
 pub const OPS: &[OpDecl] = &[sync_op!(test_snapshot_read), sync_op!(test_snapshot_write)];
@@ -33,6 +33,6 @@ fn test_snapshot_write(
 }
 
 fn failed(verb: &str, path: &Path, error: &std::io::Error) -> OpError {
-    OpError::new("snapshot-file", format!("cannot {verb} the snapshot file {}: {error}", path.display()))
+    OpError::new(OpCode::SnapshotFile, format!("cannot {verb} the snapshot file {}: {error}", path.display()))
         .with_hint(Some("check that the test file's folder is writable; delete a damaged .snap file and run `awf test -u` to write it again".into()))
 }

@@ -10,7 +10,7 @@ use serde_json::json;
 use crate::agents::turn::{self, TurnRequest};
 use crate::agents::{Agent, AgentSpec};
 use crate::duration::{parse_timeout, timeout_from_millis};
-use crate::js::engine::{async_op, sync_op, HostState, Json, JsonCheck, OpDecl, OpError};
+use crate::js::engine::{async_op, sync_op, HostState, Json, JsonCheck, OpCode, OpDecl, OpError};
 use crate::schema::Schema;
 
 use crate::workflow::run::Run;
@@ -24,7 +24,7 @@ pub const OPS: &[OpDecl] = &[
 pub(super) fn run_of(state: &HostState, handle: u64) -> Result<Arc<Run>, OpError> {
     state.handle::<Arc<Run>>(handle).ok_or_else(|| {
         OpError::new(
-            "run-ended",
+            OpCode::RunEnded,
             "this workflow context belongs to a run that has ended",
         )
     })
@@ -33,7 +33,7 @@ pub(super) fn run_of(state: &HostState, handle: u64) -> Result<Arc<Run>, OpError
 pub(super) fn agent_of(run: &Run, key: &str) -> Result<Arc<Agent>, OpError> {
     run.agents.get(key).ok_or_else(|| {
         OpError::new(
-            "unknown-agent",
+            OpCode::UnknownAgent,
             format!("no agent \"{key}\" is open in this run"),
         )
     })
@@ -84,7 +84,7 @@ fn agent_run(
     let agent = agent_of(&run, &args.agent)?;
     if agent.is_closed() {
         return Err(OpError::new(
-            "agent-closed",
+            OpCode::AgentClosed,
             format!(
                 "agent \"{}\" is closed; open another agent to give it turns",
                 agent.key
@@ -95,13 +95,13 @@ fn agent_run(
         Ok(Some(serde_json::Value::String(p))) if !p.trim().is_empty() => p,
         Ok(Some(serde_json::Value::String(_))) => {
             return Err(OpError::new(
-                "invalid-turn",
+                OpCode::InvalidTurn,
                 "agent.run({ prompt }): prompt is blank",
             ))
         }
         _ => {
             return Err(OpError::new(
-                "invalid-turn",
+                OpCode::InvalidTurn,
                 "agent.run({ prompt }): prompt must be a string",
             ))
         }
@@ -109,7 +109,10 @@ fn agent_run(
     let schema = match args.schema.and_then(|Json(raw)| raw) {
         None | Some(serde_json::Value::Null) => None,
         Some(raw) => Some(Schema::compile(raw).map_err(|e| {
-            OpError::new("invalid-schema", format!("agent.run({{ schema }}): {e}"))
+            OpError::new(
+                OpCode::InvalidSchema,
+                format!("agent.run({{ schema }}): {e}"),
+            )
         })?),
     };
     let timeout = read_timeout(
@@ -140,8 +143,12 @@ fn agent_run(
 
 /// `timeout`: `"30s"`, `"20m"`, `"1h"`, `"1500ms"`, or a number of milliseconds.
 pub(super) fn read_timeout(value: &serde_json::Value) -> Result<Option<Duration>, OpError> {
-    let invalid =
-        |why: String| OpError::new("invalid-turn", format!("agent.run({{ timeout }}): {why}"));
+    let invalid = |why: String| {
+        OpError::new(
+            OpCode::InvalidTurn,
+            format!("agent.run({{ timeout }}): {why}"),
+        )
+    };
     match value {
         serde_json::Value::Null => Ok(None),
         serde_json::Value::String(text) => parse_timeout(text)

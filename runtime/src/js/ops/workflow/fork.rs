@@ -15,7 +15,7 @@ use crate::agents::compaction::{self, CompactRequest};
 use crate::agents::fork::{self, ForkRequest};
 use crate::agents::{turn, Agent};
 use crate::harness::{Can, Settings};
-use crate::js::engine::{async_op, HostState, Json, OpDecl, OpError};
+use crate::js::engine::{async_op, HostState, Json, OpCode, OpDecl, OpError};
 use crate::tools::ToolSet;
 
 pub const OPS: &[OpDecl] = &[
@@ -25,7 +25,7 @@ pub const OPS: &[OpDecl] = &[
 ];
 
 /// A refusal with what to do instead.
-fn refused(code: &str, message: String, hint: &str) -> OpError {
+fn refused(code: OpCode, message: String, hint: &str) -> OpError {
     OpError::new(code, message).with_hint(Some(hint.to_string()))
 }
 
@@ -33,14 +33,14 @@ fn refused(code: &str, message: String, hint: &str) -> OpError {
 fn check_agent(agent: &Agent, operation: &str, can: Can) -> Result<(), OpError> {
     if agent.is_closed() {
         return Err(refused(
-            "agent-closed",
+            OpCode::AgentClosed,
             format!("agent \"{}\" is closed; it cannot {operation}", agent.key),
             "fork or compact an agent before you close it",
         ));
     }
     if let Can::No(why) = can {
         return Err(refused(
-            "not-supported",
+            OpCode::NotSupported,
             format!(
                 "agent \"{}\" runs on {}, which cannot {operation}: {why}",
                 agent.key,
@@ -73,7 +73,7 @@ fn runtime_name(described: &Value) -> String {
 fn check_had_a_turn(agent: &Agent, operation: &str) -> Result<(), OpError> {
     if agent.turns_taken() == 0 && agent.queue.pending() == 0 {
         return Err(refused(
-            "no-session-yet",
+            OpCode::NoSessionYet,
             format!(
                 "agent \"{}\" has had no turn yet, so there is no session to {operation}",
                 agent.key
@@ -106,7 +106,7 @@ fn agent_fork(
         Some(Value::String(key)) if crate::agents::valid_key(&key) => key,
         other => {
             return Err(refused(
-                "invalid-fork",
+                OpCode::InvalidFork,
                 format!(
                     "agent.fork({{ key }}): {} is not a valid agent key",
                     other.map_or("nothing".into(), |v| v.to_string())
@@ -120,23 +120,22 @@ fn agent_fork(
         Some(Value::String(text)) => Some(text),
         Some(_) => {
             return Err(OpError::new(
-                "invalid-fork",
+                OpCode::InvalidFork,
                 "agent.fork({ instructions }): instructions must be a string",
             ))
         }
     };
-    let tools =
-        match args.tools.and_then(|Json(v)| v) {
-            None | Some(Value::Null) => None,
-            Some(tools) => Some(ToolSet::from_json(&tools).map_err(|e| {
-                OpError::new("invalid-fork", format!("agent.fork({{ tools }}): {e}"))
-            })?),
-        };
+    let tools = match args.tools.and_then(|Json(v)| v) {
+        None | Some(Value::Null) => None,
+        Some(tools) => Some(ToolSet::from_json(&tools).map_err(|e| {
+            OpError::new(OpCode::InvalidFork, format!("agent.fork({{ tools }}): {e}"))
+        })?),
+    };
     check_agent(&parent, "fork", parent.harness().capabilities().fork)?;
     check_had_a_turn(&parent, "fork")?;
     if run.agents.get(&key).is_some() {
         return Err(refused(
-            "fork-key-open",
+            OpCode::ForkKeyOpen,
             format!("agent.fork({{ key }}): an agent \"{key}\" is already open in this run"),
             "give the fork a key of its own, e.g. \"<parent>:fork-1\"",
         ));
@@ -151,7 +150,7 @@ fn agent_fork(
     Ok(async move {
         let forked = fork::fork(&run.agents, parent, request).await;
         drop(in_flight);
-        let agent = forked.map_err(|why| OpError::new("fork-failed", why))?;
+        let agent = forked.map_err(|why| OpError::new(OpCode::ForkFailed, why))?;
         Ok(json!({ "key": agent.key, "launcher": agent.launcher.display().to_string() }))
     })
 }
@@ -176,7 +175,7 @@ fn agent_compact(
         Some(Value::String(text)) if !text.trim().is_empty() => text,
         _ => {
             return Err(refused(
-                "invalid-compaction",
+                OpCode::InvalidCompaction,
                 "agent.compact({ prompt }): prompt must be a non-blank string: what the summary should keep".into(),
                 "say what to keep, e.g. agent.compact({ prompt: \"the open findings and their files\" })",
             ))
@@ -228,7 +227,7 @@ fn agent_set(
     )?;
     // Checked now, so that a model or effort the runtime does not take is refused at the call.
     agent.harness().reconfigure(&settings).map_err(|e| {
-        OpError::new("invalid-settings", format!("agent.set: {e}"))
+        OpError::new(OpCode::InvalidSettings, format!("agent.set: {e}"))
             .with_hint(crate::hint::Hint::hint(&e))
     })?;
     let ticket = agent.queue.ticket();
@@ -236,7 +235,7 @@ fn agent_set(
     Ok(async move {
         let changed = compaction::set(agent, settings, ticket).await;
         drop(in_flight);
-        changed.map_err(|why| OpError::new("set-failed", why))
+        changed.map_err(|why| OpError::new(OpCode::SetFailed, why))
     })
 }
 
@@ -244,7 +243,7 @@ fn agent_set(
 fn read_settings(value: Value) -> Result<Settings, OpError> {
     let invalid = |why: String| {
         refused(
-            "invalid-settings",
+            OpCode::InvalidSettings,
             format!("agent.set: {why}"),
             "agent.set takes { model?, effort? }; another harness or placement needs another agent",
         )

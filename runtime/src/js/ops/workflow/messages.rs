@@ -11,7 +11,7 @@ use super::context::run_of;
 use crate::agents::message_turn::{self, MessageTurnRequest};
 use crate::agents::turn;
 use crate::duration::{parse_timeout, timeout_from_millis};
-use crate::js::engine::{async_op, sync_op, HostState, Json, OpDecl, OpError};
+use crate::js::engine::{async_op, sync_op, HostState, Json, OpCode, OpDecl, OpError};
 use crate::records::Event;
 
 pub const OPS: &[OpDecl] = &[
@@ -39,13 +39,13 @@ fn agent_send(
     let run = run_of(state, args.run)?;
     let agent = run.agents.get(&args.agent).ok_or_else(|| {
         OpError::new(
-            "unknown-agent",
+            OpCode::UnknownAgent,
             format!("no agent \"{}\" is open in this run", args.agent),
         )
     })?;
     if agent.is_closed() {
         return Err(OpError::new(
-            "agent-closed",
+            OpCode::AgentClosed,
             format!(
                 "agent \"{}\" is closed; open another agent to send it messages",
                 agent.key
@@ -54,7 +54,7 @@ fn agent_send(
     }
     if let Some(tool) = agent.tool_call_running() {
         return Err(OpError::new(
-            "agent-in-tool-call",
+            OpCode::AgentInToolCall,
             format!(
                 "agent \"{}\" is waiting for its tool {tool} to answer, so it cannot be sent a message now; a tool handler cannot give work to the agent that called it (another agent can be sent one)",
                 agent.key
@@ -62,10 +62,10 @@ fn agent_send(
         ));
     }
     let body = crate::messages::read_given(&args.message.0.unwrap_or(Value::Null))
-        .map_err(|problem| OpError::new("invalid-message", problem.to_string()))?;
+        .map_err(|problem| OpError::new(OpCode::InvalidMessage, problem.to_string()))?;
     let timeout = read_timeout(
         "agent.send(message, { timeout })",
-        "invalid-message",
+        OpCode::InvalidMessage,
         args.timeout.and_then(|Json(raw)| raw).as_ref(),
     )?;
     let request = MessageTurnRequest {
@@ -97,7 +97,8 @@ struct ReceiveCheck {
 /// nothing from it could ever come.
 fn receive_check(state: &Rc<HostState>, args: ReceiveCheck) -> Result<Value, OpError> {
     let run = run_of(state, args.run)?;
-    let invalid = |why: String| OpError::new("invalid-receive", format!("wf.receive({{ {why}"));
+    let invalid =
+        |why: String| OpError::new(OpCode::InvalidReceive, format!("wf.receive({{ {why}"));
     let from = match args.from.and_then(|Json(raw)| raw) {
         None | Some(Value::Null) => None,
         Some(Value::String(key)) if !key.is_empty() => Some(key),
@@ -111,7 +112,7 @@ fn receive_check(state: &Rc<HostState>, args: ReceiveCheck) -> Result<Value, OpE
         if let Some(agent) = run.agents.get(key) {
             if !agent.sends_messages() {
                 return Err(OpError::new(
-                    "messages-off",
+                    OpCode::MessagesOff,
                     format!("wf.receive({{ from: \"{key}\" }}): agent \"{key}\" was opened without messages: true, so no message can come from it; open it with messages: true"),
                 ));
             }
@@ -119,7 +120,7 @@ fn receive_check(state: &Rc<HostState>, args: ReceiveCheck) -> Result<Value, OpE
     }
     let timeout = read_timeout(
         "wf.receive({ timeout })",
-        "invalid-receive",
+        OpCode::InvalidReceive,
         args.timeout.and_then(|Json(raw)| raw).as_ref(),
     )?;
     Ok(json!({ "from": from, "timeoutMs": timeout.map(|t| t.as_millis() as u64) }))
@@ -146,7 +147,7 @@ fn message_received(
 /// `timeout`: `"30s"`, `"20m"`, `"1h"`, `"1500ms"`, or a number of milliseconds.
 fn read_timeout(
     call: &str,
-    code: &'static str,
+    code: OpCode,
     value: Option<&Value>,
 ) -> Result<Option<Duration>, OpError> {
     let invalid = |why: String| OpError::new(code, format!("{call}: {why}"));
@@ -170,7 +171,8 @@ mod tests {
 
     #[test]
     fn timeouts_read_as_authors_write_them() {
-        let read = |v: Value| read_timeout("wf.receive({ timeout })", "invalid-receive", Some(&v));
+        let read =
+            |v: Value| read_timeout("wf.receive({ timeout })", OpCode::InvalidReceive, Some(&v));
         assert_eq!(read(json!("2s")).unwrap(), Some(Duration::from_secs(2)));
         assert_eq!(
             read(json!(1500)).unwrap(),

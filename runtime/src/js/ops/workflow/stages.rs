@@ -7,7 +7,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::context::run_of;
-use crate::js::engine::{sync_op, HostState, OpDecl, OpError};
+use crate::js::engine::{sync_op, HostState, OpCode, OpDecl, OpError};
 use crate::workflow::stages::Entered;
 
 pub const OPS: &[OpDecl] = &[
@@ -35,7 +35,7 @@ fn stage_enter(state: &Rc<HostState>, args: StageEnter) -> Result<Value, OpError
     match run
         .stages
         .enter(&name)
-        .map_err(|m| OpError::new("invalid-stage", m))?
+        .map_err(|m| OpError::new(OpCode::InvalidStage, m))?
     {
         Entered::Candidate { value, attempt } => {
             let mut found =
