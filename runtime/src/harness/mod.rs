@@ -3,30 +3,28 @@
 //! The turn machinery in `agents/` knows only the `Harness` trait: it gives an `Attempt` (a
 //! turn's first run, or its check-in) and gets back how it ended, the tokens it used and the
 //! files its output was kept in. Each runtime implements the trait in its own file:
-//! `command.rs` (any executable), `scripted.rs` (a test's script, under `awf test`), and one file
-//! per agent CLI. A runtime that runs a process per attempt implements `ProcessHarness` instead:
+//! `command.rs` (any executable), `scripted.rs` (a test's script, under `awf test`), and one
+//! place per agent CLI (`gemini.rs`, `opencode.rs`, and a folder for each CLI with session
+//! operations of its own: `codex/`, `claude/`, `pi/`). A runtime that runs a process per attempt
+//! implements `ProcessHarness` instead:
 //! how a turn becomes a `Launch`, how each line of its output becomes `HarnessEvent`s, how its
 //! end maps to an `AttemptEnd`; `attempt.rs` runs that loop for all of them and `process.rs`
 //! starts and stops the processes. `registry.rs` reads an agent's `runtime` spec and maps names
 //! to harnesses; what each CLI reports of its tokens is folded by `crate::usage`. Besides turns,
 //! a harness may fork, compact and change the settings of its session (`session.rs`; each CLI's
-//! own way in its `*_session.rs`), as its `Capabilities` say.
+//! own way in its folder's `session.rs`), as its `Capabilities` say.
 
 pub mod attempt;
 pub mod claude;
-mod claude_session;
 pub mod cli;
 pub mod codex;
-pub mod codex_config;
-pub mod codex_sandbox;
-mod codex_session;
 pub mod command;
 pub mod environment;
 pub mod gemini;
 pub mod keeper;
 pub mod opencode;
 pub mod pi;
-mod pi_session;
+pub mod probe;
 pub mod problem;
 pub mod process;
 pub mod registry;

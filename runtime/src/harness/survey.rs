@@ -3,20 +3,14 @@
 //! able to reach a model (a login or an endpoint), the CLI's own checks (codex: the model it will
 //! ask for, whether its sandbox runs a command), and what it can do.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Stdio};
-use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
 use super::cli::{Check, CliInfo, Readiness};
 use super::command::find_on_path;
+use super::probe::run_bounded;
 use super::registry::CLIS;
-
-/// How long `<cli> --version` (or a check such as `codex sandbox -- true`) may take: a node CLI
-/// starts slowly on a cold disk.
-const BOUND: Duration = Duration::from_secs(20);
 
 /// One CLI, as found.
 pub struct CliSurvey {
@@ -102,7 +96,7 @@ fn look(info: &'static CliInfo) -> CliSurvey {
     }
 }
 
-/// The first line `<program> --version` prints, within `BOUND`.
+/// The first line `<program> --version` prints, in the time `run_bounded` gives it.
 fn version_of(program: &Path) -> Result<String, String> {
     let ran = run_bounded(program, &["--version"], &[])?;
     // Most print their version on stdout; pi prints it on stderr.
@@ -113,61 +107,6 @@ fn version_of(program: &Path) -> Result<String, String> {
         .find(|line| !line.is_empty())
         .map(str::to_string)
         .ok_or_else(|| format!("`{} --version` printed nothing", program.display()))
-}
-
-/// What a command `awf doctor` ran printed, and how it ended.
-pub struct Ran {
-    pub status: ExitStatus,
-    pub stdout: String,
-    pub stderr: String,
-}
-
-/// `<program> <args>` in the current folder and environment (with `env` set), stdin closed,
-/// within `BOUND`; `Err` says why it could not run or did not end.
-pub fn run_bounded(program: &Path, args: &[&str], env: &[(&str, &str)]) -> Result<Ran, String> {
-    let shown = || format!("`{} {}`", program.display(), args.join(" "));
-    let mut child = Command::new(program)
-        .args(args)
-        .envs(env.iter().copied())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("cannot run {}: {e}", program.display()))?;
-    // Read both pipes as the program writes, so a talkative one never fills a pipe and stalls.
-    let mut stdout = child.stdout.take();
-    let mut stderr = child.stderr.take();
-    let out = std::thread::spawn(move || read_all(stdout.as_mut()));
-    let err = std::thread::spawn(move || read_all(stderr.as_mut()));
-    let started = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if started.elapsed() < BOUND => std::thread::sleep(Duration::from_millis(20)),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(format!(
-                    "{} gave no answer in {}s",
-                    shown(),
-                    BOUND.as_secs()
-                ));
-            }
-        }
-    };
-    Ok(Ran {
-        status,
-        stdout: out.join().unwrap_or_default(),
-        stderr: err.join().unwrap_or_default(),
-    })
-}
-
-fn read_all(pipe: Option<&mut impl Read>) -> String {
-    let mut text = String::new();
-    if let Some(pipe) = pipe {
-        let _ = pipe.read_to_string(&mut text);
-    }
-    text
 }
 
 #[cfg(test)]

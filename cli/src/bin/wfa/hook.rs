@@ -1,5 +1,5 @@
 //! `wfa hook claude`: Claude Code's PreToolUse hook for an agent awf runs with claude
-//! (runtime/src/harness/claude.rs installs it with `--settings`).
+//! (runtime/src/harness/claude/mod.rs installs it with `--settings`).
 //!
 //! Claude Code reads the hook's decision on stdout. The hook allows a Bash command when it is
 //! exactly one call of this agent's launcher — the path this wfa was started by, then `tool`,

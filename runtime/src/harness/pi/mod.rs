@@ -11,14 +11,18 @@
 //! `tool_execution_start`/`tool_execution_end` by `toolCallId`, and `agent_end` with every
 //! message of the run. pi exits 0 when the model call fails (a refused key, an endpoint that is
 //! down), so the run's last assistant message says whether it failed, and `ended` reads that.
+//!
+//! Beside it: `session.rs` forks and compacts its sessions (`pi --mode rpc`).
+
+mod session;
 
 use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::attempt::default_end;
-use super::cli::{self, count, json_line, text, CliConfig, CliInfo, Readiness};
-use super::{
+use crate::harness::attempt::default_end;
+use crate::harness::cli::{self, count, json_line, text, CliConfig, CliInfo, Readiness};
+use crate::harness::{
     AttemptEnd, BoxFuture, Can, Capabilities, Compacted, Effort, Forked, Harness, HarnessEvent,
     Launch, LaunchError, LineMemory, OpEnd, ProcessExit, ProcessHarness, RuntimeError, SessionOp,
     Settings, Stream, Tokens, TurnLaunch, UsageBasis,
@@ -107,11 +111,11 @@ impl ProcessHarness for Pi {
     }
 
     fn fork<'a>(&'a self, op: SessionOp<'a>) -> BoxFuture<'a, OpEnd<Forked>> {
-        Box::pin(super::pi_session::fork(&self.config, op))
+        Box::pin(session::fork(&INFO, &self.config, op))
     }
 
     fn compact<'a>(&'a self, op: SessionOp<'a>, focus: &'a str) -> BoxFuture<'a, OpEnd<Compacted>> {
-        Box::pin(super::pi_session::compact(&self.config, op, focus))
+        Box::pin(session::compact(&self.config, op, focus))
     }
 }
 

@@ -11,11 +11,17 @@
 
 use serde_json::Value;
 
-use super::cli::{self, count, json_line, text, CliConfig};
-use super::session::{self, converse, Exchange, SessionOp};
-use super::{claude, Compacted, Forked, OpEnd};
+use super::stream::content_text;
+use crate::harness::cli::{self, count, json_line, text, CliConfig, CliInfo};
+use crate::harness::session::{self, converse, Exchange, SessionOp};
+use crate::harness::{Compacted, Forked, OpEnd};
 
-pub(super) async fn fork(config: &CliConfig, op: SessionOp<'_>) -> OpEnd<Forked> {
+/// A fork of the agent's session, as a new agent of `info` (claude) with the same settings.
+pub(super) async fn fork(
+    info: &'static CliInfo,
+    config: &CliConfig,
+    op: SessionOp<'_>,
+) -> OpEnd<Forked> {
     let Some(parent) = op.session else {
         return OpEnd::Failed("the agent has no claude session to fork yet".into());
     };
@@ -43,7 +49,7 @@ pub(super) async fn fork(config: &CliConfig, op: SessionOp<'_>) -> OpEnd<Forked>
     converse(&op, Exchange { launch, read })
         .await
         .map(|()| Forked {
-            harness: (claude::INFO.open)(config.clone()),
+            harness: (info.open)(config.clone()),
             session: Some(new),
         })
 }
@@ -129,7 +135,7 @@ impl CompactReading {
             }
             ("user", _) if self.compacted.is_some() => {
                 let mut compacted = self.compacted.take()?;
-                compacted.summary = Some(claude::content_text(&row["message"]["content"]));
+                compacted.summary = Some(content_text(&row["message"]["content"]));
                 Some(Ok(compacted))
             }
             ("result", _) => Some(match self.compacted.take() {

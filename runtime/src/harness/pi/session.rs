@@ -12,9 +12,9 @@
 
 use serde_json::{json, Value};
 
-use super::cli::{json_line, text, CliConfig};
-use super::session::{self, converse, Exchange, SessionOp};
-use super::{pi, Compacted, Forked, OpEnd};
+use crate::harness::cli::{json_line, text, CliConfig, CliInfo};
+use crate::harness::session::{self, converse, Exchange, SessionOp};
+use crate::harness::{Compacted, Forked, OpEnd};
 
 fn rpc_args(config: &CliConfig, session: (&str, &str)) -> Vec<String> {
     let mut args: Vec<String> = vec![
@@ -33,7 +33,12 @@ fn rpc_args(config: &CliConfig, session: (&str, &str)) -> Vec<String> {
     args
 }
 
-pub(super) async fn fork(config: &CliConfig, op: SessionOp<'_>) -> OpEnd<Forked> {
+/// A fork of the agent's session, as a new agent of `info` (pi) with the same settings.
+pub(super) async fn fork(
+    info: &'static CliInfo,
+    config: &CliConfig,
+    op: SessionOp<'_>,
+) -> OpEnd<Forked> {
     let Some(parent) = op.session else {
         return OpEnd::Failed("the agent has no pi session to fork yet".into());
     };
@@ -54,7 +59,7 @@ pub(super) async fn fork(config: &CliConfig, op: SessionOp<'_>) -> OpEnd<Forked>
     converse(&op, Exchange { launch, read })
         .await
         .map(|id| Forked {
-            harness: (pi::INFO.open)(config.clone()),
+            harness: (info.open)(config.clone()),
             session: Some(id),
         })
 }

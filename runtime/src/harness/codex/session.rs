@@ -11,15 +11,16 @@
 
 use serde_json::{json, Value};
 
-use super::cli::{count, json_line, text, CliConfig};
-use super::session::{self, converse, rpc, Exchange, SessionOp};
-use super::{codex, Compacted, Forked, OpEnd, Tokens};
+use super::sandbox::SANDBOX;
+use crate::harness::cli::{count, json_line, text, CliConfig, CliInfo};
+use crate::harness::session::{self, converse, rpc, Exchange, SessionOp};
+use crate::harness::{Compacted, Forked, OpEnd, Tokens};
 
 /// `codex app-server` with the sandbox and shell settings of `codex exec` turns.
 fn app_server_args(config: &CliConfig) -> Vec<String> {
     let mut args: Vec<String> = ["app-server", "--listen", "stdio://"]
         .iter()
-        .chain(codex::SANDBOX.iter())
+        .chain(SANDBOX.iter())
         .map(|a| a.to_string())
         .collect();
     if let Some(effort) = &config.effort {
@@ -52,7 +53,12 @@ fn lines(lines: Vec<String>) -> String {
     lines.into_iter().map(|l| l + "\n").collect()
 }
 
-pub(super) async fn fork(config: &CliConfig, op: SessionOp<'_>) -> OpEnd<Forked> {
+/// A fork of the agent's thread, as a new agent of `info` (codex) with the same settings.
+pub(super) async fn fork(
+    info: &'static CliInfo,
+    config: &CliConfig,
+    op: SessionOp<'_>,
+) -> OpEnd<Forked> {
     let Some(parent) = op.session else {
         return OpEnd::Failed("the agent has no codex thread to fork yet".into());
     };
@@ -69,7 +75,7 @@ pub(super) async fn fork(config: &CliConfig, op: SessionOp<'_>) -> OpEnd<Forked>
     converse(&op, Exchange { launch, read })
         .await
         .map(|thread| Forked {
-            harness: (codex::INFO.open)(config.clone()),
+            harness: (info.open)(config.clone()),
             session: Some(thread),
         })
 }

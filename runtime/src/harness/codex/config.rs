@@ -9,7 +9,7 @@
 
 use std::path::PathBuf;
 
-use super::cli::{self, Check};
+use crate::harness::cli::{self, Check};
 
 /// The model providers codex has built in; any other is one of the user's own.
 const BUILT_IN_PROVIDERS: [&str; 3] = ["openai", "ollama", "lmstudio"];

@@ -17,22 +17,29 @@
 //! `turn.failed{error}`. Usage is the thread's running total (it grows across `exec resume`), so
 //! it is read on the session basis. An `item` of type `error` ("model metadata not found") is a
 //! warning, not a failure. A command that codex's own sandbox could not run (`bwrap: ...`,
-//! codex_sandbox.rs) ends the attempt at once and the turn `blocked`, with codex's words: no
-//! command will run, `wfa` included, so neither the model's retries nor a check-in can help.
+//! sandbox.rs) ends the attempt at once and the turn `blocked`, with codex's words: no command
+//! will run, `wfa` included, so neither the model's retries nor a check-in can help.
+//!
+//! Beside it: `config.rs` (what `awf doctor` reads of codex's config.toml), `sandbox.rs` (codex's
+//! sandbox as awf meets it) and `session.rs` (forks and compactions through `codex app-server`).
+
+mod config;
+mod sandbox;
+mod session;
 
 use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::cli::{self, count, json_line, text, Check, CliConfig, CliInfo, Readiness};
-use super::codex_config::{self, CodexConfig};
-use super::codex_sandbox;
-use super::{
+use crate::harness::cli::{self, count, json_line, text, Check, CliConfig, CliInfo, Readiness};
+use crate::harness::{
     BoxFuture, Can, Capabilities, Compacted, Effort, Forked, Harness, HarnessEvent, Launch,
     LaunchError, LineMemory, OpEnd, ProcessHarness, RuntimeError, SessionOp, Settings, Stream,
     Tokens, TurnLaunch, UsageBasis,
 };
+use config::CodexConfig;
+use sandbox::SANDBOX;
 
 static CAPABILITIES: Capabilities = Capabilities {
     resume: Can::Yes("codex exec resume <thread id>"),
@@ -56,17 +63,6 @@ pub static INFO: CliInfo = CliInfo {
 };
 
 /// An agent run by codex.
-/// What every codex process awf starts is configured with: no login shell, a workspace-write
-/// sandbox with the network (exec turns and the app-server of forks and compactions alike).
-pub(super) const SANDBOX: [&str; 6] = [
-    "-c",
-    "allow_login_shell=false",
-    "-c",
-    "sandbox_mode=\"workspace-write\"",
-    "-c",
-    "sandbox_workspace_write.network_access=true",
-];
-
 pub struct Codex {
     config: CliConfig,
 }
@@ -107,7 +103,7 @@ impl ProcessHarness for Codex {
 
     fn read_line(&self, stream: Stream, line: &str, _: &mut LineMemory) -> Vec<HarnessEvent> {
         if stream == Stream::Stderr {
-            return codex_sandbox::refused_at_start(&self.config.program, line)
+            return sandbox::refused_at_start(&self.config.program, line)
                 .map(|message| {
                     vec![HarnessEvent::Error {
                         message,
@@ -124,7 +120,7 @@ impl ProcessHarness for Codex {
     /// A command its sandbox refused: every other command, `wfa` included, would fail the same
     /// way, so the turn ends now rather than after the model's retries.
     fn hopeless(&self, event: &HarnessEvent) -> bool {
-        matches!(event, HarnessEvent::Error { message, blocked: true } if codex_sandbox::is_refusal(message))
+        matches!(event, HarnessEvent::Error { message, blocked: true } if sandbox::is_refusal(message))
     }
 
     fn reconfigure(&self, settings: &Settings) -> Result<Arc<dyn Harness>, RuntimeError> {
@@ -132,11 +128,11 @@ impl ProcessHarness for Codex {
     }
 
     fn fork<'a>(&'a self, op: SessionOp<'a>) -> BoxFuture<'a, OpEnd<Forked>> {
-        Box::pin(super::codex_session::fork(&self.config, op))
+        Box::pin(session::fork(&INFO, &self.config, op))
     }
 
     fn compact<'a>(&'a self, op: SessionOp<'a>, focus: &'a str) -> BoxFuture<'a, OpEnd<Compacted>> {
-        Box::pin(super::codex_session::compact(&self.config, op, focus))
+        Box::pin(session::compact(&self.config, op, focus))
     }
 }
 
@@ -176,9 +172,9 @@ fn read_item(item: &Value) -> Vec<HarnessEvent> {
         "agent_message" => vec![HarnessEvent::Message(text(item, "text").to_string())],
         // A warning codex carries on after ("model metadata not found"), unless its sandbox
         // cannot start.
-        "error" => match codex_sandbox::refusal(text(item, "message")) {
+        "error" => match sandbox::refusal(text(item, "message")) {
             Some(words) => vec![HarnessEvent::Error {
-                message: codex_sandbox::refused(None, words),
+                message: sandbox::refused(None, words),
                 blocked: true,
             }],
             None => Vec::new(),
@@ -216,9 +212,9 @@ fn read_command(item: &Value) -> Vec<HarnessEvent> {
     let output = item["aggregated_output"].as_str();
     let refused = output
         .filter(|_| exit_code != Some(0))
-        .and_then(codex_sandbox::refusal)
+        .and_then(sandbox::refusal)
         .map(|words| HarnessEvent::Error {
-            message: codex_sandbox::refused(Some(&command), words),
+            message: sandbox::refused(Some(&command), words),
             blocked: true,
         });
     let mut events = vec![HarnessEvent::ShellFinished {
@@ -236,14 +232,14 @@ fn error(message: &str) -> Vec<HarnessEvent> {
     }
     vec![HarnessEvent::Error {
         message: message.to_string(),
-        blocked: cli::says_login_needed(message) || codex_sandbox::refusal(message).is_some(),
+        blocked: cli::says_login_needed(message) || sandbox::refusal(message).is_some(),
     }]
 }
 
 /// What `awf doctor` checks of codex besides its login: the model it will ask for, and whether
 /// its sandbox can run a command here.
 fn checks(program: &Path) -> Vec<Check> {
-    vec![codex_config::model_check(), codex_sandbox::check(program)]
+    vec![config::model_check(), sandbox::check(program)]
 }
 
 /// A key in the environment, a ChatGPT login (`auth.json` in CODEX_HOME), or a model provider

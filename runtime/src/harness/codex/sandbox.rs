@@ -1,7 +1,8 @@
-//! codex's own Linux sandbox (bubblewrap, then seccomp and Landlock) as awf meets it: the words
-//! codex reports when its sandbox cannot run a command, which end the turn `blocked` rather than
-//! leave it to look unanswered, the hint awf adds to them, and the check `awf doctor` runs
-//! (codex's own `codex sandbox -- true`, with the sandbox settings awf gives every agent).
+//! codex's own Linux sandbox (bubblewrap, then seccomp and Landlock) as awf meets it: the
+//! settings awf starts every codex process with (`SANDBOX`), the words codex reports when its
+//! sandbox cannot run a command, which end the turn `blocked` rather than leave it to look
+//! unanswered, the hint awf adds to them, and the check `awf doctor` runs (codex's own `codex
+//! sandbox -- true`, with those settings).
 //!
 //! Why it fails (reference/harnesses.md; openai/codex issues 15982, 23468, 46246):
 //! - `bwrap: execvp codex-linux-sandbox: No such file or directory`: codex runs each command as
@@ -16,9 +17,19 @@
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use super::cli::Check;
-use super::codex::SANDBOX;
-use super::survey::run_bounded;
+use crate::harness::cli::Check;
+use crate::harness::probe::run_bounded;
+
+/// What every codex process awf starts is configured with: no login shell, a workspace-write
+/// sandbox with the network (exec turns, the app-server of forks and compactions, and the check).
+pub const SANDBOX: [&str; 6] = [
+    "-c",
+    "allow_login_shell=false",
+    "-c",
+    "sandbox_mode=\"workspace-write\"",
+    "-c",
+    "sandbox_workspace_write.network_access=true",
+];
 
 /// What codex prints (on stderr) when CODEX_HOME is under the temp dir.
 const HOME_UNDER_TEMP: &str = "Refusing to create helper binaries under temporary dir";
