@@ -4,7 +4,7 @@
 // globals whose modules load on first use (js/host/lazy_global.ts): the author globals of the
 // spec (defineWorkflow, tool, typed, Type; a test file of plain bun:test tests never loads
 // them), `process` and `structuredClone`, and the web and Node ones (events and abort, text
-// encoding, crypto, URL, fetch, Buffer). QuickJS itself
+// encoding, crypto, URL, fetch, Blob and FormData, Buffer). QuickJS itself
 // provides atob, btoa, performance, queueMicrotask and DOMException.
 
 import { installStackTraces } from "./host/stack.ts";
@@ -51,5 +51,8 @@ installLazyGlobals({
   Headers: "awf:host/fetch",
   Request: "awf:host/fetch",
   Response: "awf:host/fetch",
+  Blob: "awf:host/blob",
+  File: "awf:host/blob",
+  FormData: "awf:host/form_data",
   Buffer: "awf:host/buffer",
 });

@@ -361,6 +361,7 @@ export class Buffer extends Uint8Array {
   [inspectCustom](): string {
     const shown = Array.from(this.subarray(0, 50), (b) => b.toString(16).padStart(2, "0")).join(" ");
     const more = this.length > 50 ? ` ... ${this.length - 50} more bytes` : "";
-    return `<Buffer${shown ? " " + shown : ""}${more}>`;
+    // Node keeps the space before `>` when there is no byte: `<Buffer >`.
+    return `<Buffer ${shown}${more}>`;
   }
 }

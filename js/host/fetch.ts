@@ -1,10 +1,11 @@
 // `fetch`, `Headers`, `Request` and `Response` (lazy globals), over the HTTP ops of
 // runtime/src/js/host/fetch.rs.
 //
-// Bodies sent: string, ArrayBuffer or a view of one (Buffer too), URLSearchParams; Blob,
-// FormData and streams are not supported yet and throw. Bodies received: text(), json(),
-// arrayBuffer(), bytes(), and `body`, a small stream (getReader().read(), cancel(), for await)
-// rather than a full ReadableStream. An `AbortSignal` stops the request or the body read at once,
+// Bodies sent: string, ArrayBuffer or a view of one (Buffer too), URLSearchParams, Blob (File
+// too) and FormData (as multipart/form-data, js/host/form_data.ts); streams are not supported
+// yet and throw. Bodies received: text(), json(), arrayBuffer(), bytes(), blob(), formData(),
+// and `body`, a small stream (getReader().read(), cancel(), for await) rather than a full
+// ReadableStream. An `AbortSignal` stops the request or the body read at once,
 // with the signal's reason. A network failure rejects with `TypeError: fetch failed: ...`, its
 // `cause` carrying Node's code (`ECONNREFUSED`, `ENOTFOUND`, ...).
 //
@@ -17,6 +18,8 @@ type AbortModule = typeof import("./abort.ts");
 const { AbortController, AbortSignal } = globalThis as unknown as AbortModule;
 type AbortSignal = InstanceType<AbortModule["AbortSignal"]>;
 import { bytesOf, decodeUtf8, encodeUtf8 } from "./encoding.ts";
+import { Blob, blobBytes } from "./blob.ts";
+import { FormData, encodeMultipart, parseFormBody } from "./form_data.ts";
 
 const inspectCustom = Symbol.for("nodejs.util.inspect.custom");
 
@@ -147,7 +150,7 @@ function normalizeValue(value: string): string {
 // ---------------------------------------------------------------------------------------------
 // Bodies
 
-type BodyInit = string | ArrayBuffer | ArrayBufferView | URLSearchParams | null;
+type BodyInit = string | ArrayBuffer | ArrayBufferView | URLSearchParams | Blob | FormData | null;
 
 /** A body in memory, with the content-type its kind implies. */
 function extractBody(body: unknown): { bytes: Uint8Array; type: string | null } {
@@ -157,8 +160,10 @@ function extractBody(body: unknown): { bytes: Uint8Array; type: string | null } 
   if (body instanceof URLSearchParamsClass) {
     return { bytes: encodeUtf8(String(body)), type: "application/x-www-form-urlencoded;charset=UTF-8" };
   }
+  if (body instanceof Blob) return { bytes: blobBytes(body).slice(), type: body.type || null };
+  if (body instanceof FormData) return encodeMultipart(body);
   const kind = (body as object)?.constructor?.name ?? typeof body;
-  throw new TypeError(`a ${kind} body is not supported yet: pass a string, an ArrayBuffer, a Uint8Array or URLSearchParams`);
+  throw new TypeError(`a ${kind} body is not supported yet: pass a string, an ArrayBuffer, a Uint8Array, URLSearchParams, a Blob or FormData`);
 }
 
 /** Chunks of a response body from the network, shared by a response and its clones. */
@@ -408,12 +413,14 @@ abstract class Body {
     return JSON.parse(await this.text());
   }
 
-  async blob(): Promise<never> {
-    throw new TypeError("Blob is not supported yet: use arrayBuffer(), bytes() or text()");
+  abstract readonly headers: Headers;
+
+  async blob(): Promise<Blob> {
+    return new Blob([await this.#consume()], { type: this.headers.get("content-type") ?? "" });
   }
 
-  async formData(): Promise<never> {
-    throw new TypeError("FormData is not supported yet: use text() or json()");
+  async formData(): Promise<FormData> {
+    return parseFormBody(await this.#consume(), this.headers.get("content-type"));
   }
 }
 

@@ -167,8 +167,17 @@ class Printer {
       const items = Array.from(value as unknown as ArrayLike<number>, (n) => String(n));
       return this.wrap(`${constructorName(value)}(${items.length}) `, "[", items, "]", level);
     }
+    const boxed = boxedPrimitive(value);
+    if (boxed !== undefined) {
+      const shown = `[${boxed.kind}: ${this.print(boxed.primitive, level + 1, true)}]`;
+      const own = this.propertyEntries(value, level, (key) => !(boxed.kind === "String" && isIndex(key)));
+      return own.length === 0 ? shown : this.wrap(`${shown} `, "{", own, "}", level);
+    }
     const name = constructorName(value);
-    const label = name === "Object" ? "" : `${name ?? "[Object: null prototype]"} `;
+    // A `Symbol.toStringTag` other than the constructor's name shows beside it, as in Node: `Object [Generator] {}`.
+    const tag: unknown = Reflect.get(value, Symbol.toStringTag);
+    const tagged = typeof tag === "string" && tag !== "" && tag !== name ? ` [${tag}]` : "";
+    const label = name === "Object" && !tagged ? "" : `${name ?? "[Object: null prototype]"}${tagged} `;
     return this.wrap(label, "{", this.propertyEntries(value, level, () => true), "}", level);
   }
 
@@ -205,6 +214,25 @@ class Printer {
     const indent = "  ".repeat(level + 1);
     return `${label}${open}\n${entries.map((e) => indent + e).join(",\n")}\n${"  ".repeat(level)}${close}`;
   }
+}
+
+/** A `new String(...)`, `Object(1n)` and the like: its kind and the primitive it holds. */
+function boxedPrimitive(value: object): { kind: string; primitive: unknown } | undefined {
+  const boxes: [string, { prototype: { valueOf(): unknown } }][] = [
+    ["String", String],
+    ["Number", Number],
+    ["Boolean", Boolean],
+    ["Symbol", Symbol],
+    ["BigInt", BigInt],
+  ];
+  for (const [kind, box] of boxes) {
+    try {
+      return { kind, primitive: box.prototype.valueOf.call(value) };
+    } catch {
+      // Not this kind of box: valueOf refuses any other object.
+    }
+  }
+  return undefined;
 }
 
 function childValues(value: object): unknown[] {

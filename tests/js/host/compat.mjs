@@ -7,7 +7,7 @@ import { mkdtemp, readFile, readdir, rm, stat, writeFile, appendFile, mkdir } fr
 import path from "node:path";
 import os from "node:os";
 import { execFile, execFileSync, spawn, spawnSync } from "node:child_process";
-import { promisify, format, isDeepStrictEqual, types } from "node:util";
+import { promisify, format, inspect, isDeepStrictEqual, types } from "node:util";
 import { EventEmitter, once } from "node:events";
 import { Buffer } from "node:buffer";
 
@@ -130,6 +130,35 @@ export default defineWorkflow({
       }),
     };
     r.os = [os.EOL, os.platform(), typeof os.tmpdir()];
+    r.inspect = [Buffer.from(""), Buffer.from("ab"), new String(" "), Object.assign(new String("ab"), { x: 1 }), new Number(-0), new Boolean(false), Object(1n), Object(Symbol("s")), (function* () {})(), new (class Tagged {
+      get [Symbol.toStringTag]() {
+        return "Tag";
+      }
+    })()].map((value) => inspect(value));
+
+    const blob = new Blob(["h€", new Uint8Array([33]), new Blob(["!"])], { type: "Text/Plain" });
+    const file = new File(["abc"], "a.txt", { type: "text/plain", lastModified: 42 });
+    const form = new FormData();
+    form.append("name", "x\ny");
+    form.append("file", file);
+    form.append("blob", new Blob([new Uint8Array([0, 255])]), "raw.bin");
+    form.append("name", "second");
+    form.set("only", "1");
+    form.delete("nothing");
+    const entries = (f) => [...f].map(([k, v]) => [k, typeof v === "string" ? v : [v.constructor.name, v.name, v.size, v.type]]);
+    const sent = new Response(form);
+    const back = await sent.clone().formData();
+    const blobBack = await new Response(blob).blob();
+    r.blobs = {
+      blob: [blob.size, blob.type, await blob.text(), [...new Uint8Array(await blob.arrayBuffer())], Object.prototype.toString.call(blob)],
+      slices: [await blob.slice(1, -1).text(), blob.slice(-2).size, blob.slice(3, 1).size, blob.slice(0, 1, "a/b").type],
+      file: [file.name, file.size, file.type, file.lastModified, file instanceof Blob, Object.prototype.toString.call(file)],
+      form: entries(form),
+      formGet: [form.get("name"), form.getAll("name"), form.has("blob"), form.get("missing"), Object.prototype.toString.call(form)],
+      multipart: [sent.headers.get("content-type").split(";")[0], entries(back), await back.get("blob").bytes().then((b) => [...b])],
+      urlencoded: entries(await new Response("a=1&b=%C3%A9", { headers: { "content-type": "application/x-www-form-urlencoded" } }).formData()),
+      blobBody: [blobBack.type, await blobBack.text(), new Response(blob).headers.get("content-type")],
+    };
     return r;
   },
 });
