@@ -32,6 +32,8 @@ declare module "awf:ops" {
   export function keep_for_reuse(objects: readonly object[]): boolean;
   /** Evaluates a built-in now and gives its exports (js/host/lazy_global.ts). */
   export function builtin_namespace(module: string): Record<string, unknown>;
+  /** How a promise stands right now, read without waiting (runtime/src/js/engine/ops_module.rs); undefined for a value that is not a promise. */
+  export function promise_state(value: unknown): { state: "pending" } | { state: "fulfilled"; value: unknown } | { state: "rejected"; reason: unknown } | undefined;
 }
 
 // Host API ops (runtime/src/js/host/<name>.rs, beside js/host/<name>.ts).
@@ -126,6 +128,10 @@ declare module "awf:ops" {
   export function test_snapshot_read(testFile: string): { path: string; text: string | null };
   /** `awf test`: writes the test file's snapshot file whole, atomically (making `__snapshots__`). */
   export function test_snapshot_write(testFile: string, text: string): void;
+  /** `awf test`: the test file's text (for its inline snapshots). */
+  export function test_source_read(testFile: string): string;
+  /** `awf test`: writes the test file whole, atomically, with its inline snapshots written in. */
+  export function test_source_write(testFile: string, text: string): void;
 
   // test/mock (mock.module)
   /** Replaces the module `specifier` names (imported from the file `from`) for later imports, by a stand-in exporting `keys`; gives its id. */

@@ -20,6 +20,8 @@ import { isObject } from "./expect/equality.ts";
 import { format } from "./expect/format.ts";
 import { CustomAsymmetric, type CustomMatcher, matcherContext, requireMatchers, settledVerdict, verdictOf } from "./expect/extend.ts";
 import { MATCHER_TABLE, type TableMatchers } from "./expect/matcher_table.ts";
+import { Settled, settledFactories } from "./expect/settled.ts";
+import { frameLocation, stackFrames } from "./expect/stack.ts";
 import type { SnapshotCounts, SnapshotSettings } from "./snapshot.ts";
 import { AssertionError, type Flags, type Judge, judgeCloseTo, judgeContain, judgeEquality, judgeIdentity, judgeInstance, judgeLength, judgeMatch, judgeMatchObject, judgeOrder, judgeProperty, judgeState, judgeThrow, judgeThrown, settleLater, settleNow } from "./expect/matchers.ts";
 
@@ -139,6 +141,17 @@ export class Expectation<R extends void | Promise<void>> {
     return this.check("toThrowErrorMatchingSnapshot", "", (received, flags) => snapshots().matchThrownSnapshot(received, flags, hint));
   }
 
+  /** Compares with the snapshot written in the call (`toMatchInlineSnapshot(`...`)`), or writes it into the test file. */
+  toMatchInlineSnapshot(...args: [] | [snapshot: string] | [propertyMatchers: object, snapshot?: string]): R {
+    const site = callerSite();
+    return this.check("toMatchInlineSnapshot", "expected", (received, flags) => snapshots().matchInlineSnapshot(received, flags, args, site));
+  }
+  /** The message of what the function throws (or the promise rejects with), as an inline snapshot. */
+  toThrowErrorMatchingInlineSnapshot(...args: [] | [snapshot: string]): R {
+    const site = callerSite();
+    return this.check("toThrowErrorMatchingInlineSnapshot", "", (received, flags) => snapshots().matchThrownInlineSnapshot(received, flags, args, site));
+  }
+
   private throwing(matcher: string, expected: [] | [unknown]): R {
     const wanted = expected.length > 0 && expected[0] !== undefined ? { value: expected[0] } : undefined;
     const signature = wanted ? "expected" : "";
@@ -184,6 +197,14 @@ export interface InverseAsymmetricMatchers {
   stringMatching(pattern: string | RegExp): AsymmetricMatcher;
   objectContaining(properties: object): AsymmetricMatcher;
   arrayContaining(items: readonly unknown[]): AsymmetricMatcher;
+  /** A number within `10 ** -precision / 2` of `expected` (as toBeCloseTo); `expect.not.closeTo` a number outside it. */
+  closeTo(expected: number, precision?: number): AsymmetricMatcher;
+}
+
+/** The asymmetric matchers `expect.resolvesTo` and `expect.rejectsTo` wrap (expect/settled.ts). */
+export interface SettledAsymmetricMatchers extends InverseAsymmetricMatchers {
+  any(type: Function): AsymmetricMatcher;
+  anything(): AsymmetricMatcher;
 }
 
 export interface Expect extends InverseAsymmetricMatchers {
@@ -191,11 +212,13 @@ export interface Expect extends InverseAsymmetricMatchers {
   (received: unknown, label?: string): Expectation<void>;
   /** Adds matchers: `expect(x).name(...)` and the asymmetric `expect.name(...)` / `expect.not.name(...)`. */
   extend(matchers: Record<string, CustomMatcher>): void;
-  /** A number within `10 ** -precision / 2` of `expected` (as toBeCloseTo). */
-  closeTo(expected: number, precision?: number): AsymmetricMatcher;
   any(type: Function): AsymmetricMatcher;
   anything(): AsymmetricMatcher;
-  readonly not: InverseAsymmetricMatchers;
+  readonly not: InverseAsymmetricMatchers & { readonly resolvesTo: SettledAsymmetricMatchers; readonly rejectsTo: SettledAsymmetricMatchers };
+  /** A promise that has resolved to what the matcher accepts (`expect.resolvesTo.closeTo(1)`). */
+  readonly resolvesTo: SettledAsymmetricMatchers;
+  /** A promise that has rejected with what the matcher accepts (`expect.rejectsTo.any(Error)`). */
+  readonly rejectsTo: SettledAsymmetricMatchers;
   /** The current test fails unless exactly `count` expect() calls were made in it. */
   assertions(count: number): void;
   /** The current test fails unless at least one expect() call was made in it. */
@@ -214,7 +237,25 @@ function asymmetricMatchers(inverse: boolean): InverseAsymmetricMatchers {
     stringMatching: (pattern) => new StringMatching(requireStringOrRegExp(pattern), inverse),
     objectContaining: (properties) => new ObjectContaining(requireObject(properties), inverse),
     arrayContaining: (items) => new ArrayContaining(requireArray(items), inverse),
+    closeTo(expected: number, precision?: number): AsymmetricMatcher {
+      if (typeof expected !== "number") throw new TypeError("expect.closeTo(number, precision?)\n\nExpected a number value");
+      if (precision !== undefined && typeof precision !== "number") throw new TypeError("expect.closeTo(number, precision?)\n\nPrecision must be a number or undefined");
+      return new CloseTo(expected, precision ?? 2, inverse);
+    },
   };
+}
+
+function settledMatchers(inverse: boolean): { resolvesTo: SettledAsymmetricMatchers; rejectsTo: SettledAsymmetricMatchers } {
+  const plain: SettledAsymmetricMatchers = { ...asymmetricMatchers(false), any: anyOf, anything: () => new Anything() };
+  return { resolvesTo: settledFactories("resolves", plain, inverse), rejectsTo: settledFactories("rejects", plain, inverse) };
+}
+
+/** `expect.any(type)`; its errors are worded as bun's. */
+function anyOf(...args: unknown[]): AsymmetricMatcher {
+  const [type] = args;
+  if (args.length === 0) throw new TypeError("any() expects to be passed a constructor function. Please pass one or use anything() to match any object.");
+  if (typeof type !== "function") throw new TypeError("expect.any(constructor)\n\nExpected a constructor\n");
+  return new AnyOf(type);
 }
 
 /** A string, or a `String` object (bun takes both). */
@@ -272,22 +313,22 @@ function extend(matchers: Record<string, CustomMatcher>): void {
     const asymmetric = (inverse: boolean) => (...args: unknown[]) => new CustomAsymmetric(name, fn, args, inverse);
     Object.defineProperty(expect, name, { value: asymmetric(false), writable: true, configurable: true });
     Object.defineProperty(expect.not, name, { value: asymmetric(true), writable: true, configurable: true });
+    for (const [holder, inverse] of [[expect, false], [expect.not, true]] as const) {
+      for (const [settled, settlement] of [[holder.resolvesTo, "resolves"], [holder.rejectsTo, "rejects"]] as const) {
+        const wrap = (...args: unknown[]) => new Settled(settlement, new CustomAsymmetric(name, fn, args, false), inverse);
+        Object.defineProperty(settled, name, { value: wrap, writable: true, configurable: true });
+      }
+    }
   }
 }
 
 export const expect: Expect = Object.assign(expectValue, {
   ...asymmetricMatchers(false),
-  not: asymmetricMatchers(true),
-  any(type: Function): AsymmetricMatcher {
-    if (typeof type !== "function") throw new TypeError(`expect.any() expects a constructor, like expect.any(Number); got ${format(type)}`);
-    return new AnyOf(type);
-  },
+  ...settledMatchers(false),
+  not: { ...asymmetricMatchers(true), ...settledMatchers(true) },
+  any: anyOf,
   anything: (): AsymmetricMatcher => new Anything(),
   extend,
-  closeTo(expected: number, precision = 2): AsymmetricMatcher {
-    if (typeof expected !== "number") throw new TypeError(`expect.closeTo() expects a number, got ${format(expected)}`);
-    return new CloseTo(expected, precision, false);
-  },
   assertions(count: number): void {
     counts.wanted = count;
   },
@@ -307,6 +348,8 @@ interface SnapshotMatchers {
   init(settings: SnapshotSettings): void;
   matchSnapshot(received: unknown, flags: Flags, args: readonly unknown[]): ReturnType<Judge>;
   matchThrownSnapshot(received: unknown, flags: Flags, hint: unknown): ReturnType<Judge>;
+  matchInlineSnapshot(received: unknown, flags: Flags, args: readonly unknown[], site: InlineCallSite | undefined): ReturnType<Judge>;
+  matchThrownInlineSnapshot(received: unknown, flags: Flags, args: readonly unknown[], site: InlineCallSite | undefined): ReturnType<Judge>;
   finish(): SnapshotCounts | undefined;
 }
 
@@ -316,6 +359,16 @@ onHostReset(() => {
   snapshotState.settings = undefined;
   snapshotState.loaded = undefined;
 });
+
+type InlineCallSite = { readonly line: number; readonly column: number };
+
+/** Where in the test file an inline snapshot matcher was called (the frame above the matcher's); undefined when not from the test file. */
+function callerSite(): InlineCallSite | undefined {
+  const frame = stackFrames(new Error().stack)[2];
+  const location = frame === undefined ? undefined : frameLocation(frame);
+  if (!location || location.file !== snapshotState.settings?.file) return undefined;
+  return { line: location.line, column: location.column };
+}
 
 /** The file runner says how to load the snapshot module and for which file; nothing loads until a snapshot matcher runs. */
 export function configureSnapshots(load: () => object, settings: SnapshotSettings): void {

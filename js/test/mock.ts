@@ -5,6 +5,7 @@
 // A mock is a plain function (so `new` works on it) that records each call in `.mock`
 // (`calls`, `results`, `instances`, `contexts`, `lastCall`, `invocationCallOrder`) and answers
 // with, in order: a queued `...Once` implementation, the lasting implementation, or undefined.
+// Its methods (`mockClear`, `mockReturnValue`, ...) are on a mock prototype, as in bun.
 // The mock matchers (expect/mock_matchers.ts) read `.mock`. `mock.module()` registers a
 // stand-in for a module's later imports (the loader's side is runtime/src/js/module_mocks.rs).
 
@@ -74,25 +75,126 @@ function freshState(): MockState {
   };
 }
 
+/** What one mock holds; the mock prototype's methods find it by the mock (`this`). */
+interface MockSlots {
+  readonly self: Mock;
+  readonly original: Implementation | undefined;
+  readonly restore: (() => void) | undefined;
+  lasting: Implementation | undefined;
+  once: Implementation[];
+  name: string;
+  state: MockState;
+}
+
+const slotsOf = new WeakMap<Function, MockSlots>();
+
+/** The mock `this` is, or bun's `ERR_INVALID_THIS` TypeError when it is none. */
+function slots(self: unknown): MockSlots {
+  const found = typeof self === "function" ? slotsOf.get(self) : undefined;
+  if (found) return found;
+  throw Object.assign(new TypeError(`Expected this to be instanceof Mock${receivedInstead(self)}`), { code: "ERR_INVALID_THIS" });
+}
+
+/** How bun names a wrong `this` in that message. */
+function receivedInstead(value: unknown): string {
+  if (value === undefined) return "";
+  if (value === null) return ", but received null";
+  if (typeof value === "function") return `, but received function ${value.name}`;
+  if (typeof value === "object") return `, but received an instance of ${(value as object).constructor?.name ?? "Object"}`;
+  if (typeof value === "string") return `, but received type string ('${value}')`;
+  return `, but received type ${typeof value} (${String(value)})`;
+}
+
+/** A getter of the mock prototype, which throws on anything but a mock, as bun's does. */
+function slotGetter<T>(name: string, read: (found: MockSlots) => T): () => T {
+  return function (this: unknown): T {
+    if (typeof this !== "function" || !slotsOf.has(this)) throw new TypeError(`The Mock.${name} getter can only be used on instances of Mock`);
+    return read(slots(this));
+  };
+}
+
+/** A method of the mock prototype that changes the mock and returns it. */
+function change(apply: (found: MockSlots, ...args: any[]) => void): (this: unknown, ...args: any[]) => Mock {
+  return function (this: unknown, ...args: any[]): Mock {
+    const found = slots(this);
+    apply(found, ...args);
+    return found.self;
+  };
+}
+
+/**
+ * Every mock's prototype (bun's): the methods, `mock` and `_protoImpl` as getters and
+ * `_isMockFunction`, each method refusing a `this` that is not a mock. It inherits
+ * Function.prototype, so a mock is still a function (`call`, `apply`, `bind`).
+ */
+const mockPrototype: object = Object.create(Function.prototype);
+const methods: Record<string, (this: unknown, ...args: any[]) => unknown> = {
+  getMockImplementation(this: unknown) {
+    return slots(this).lasting;
+  },
+  getMockName(this: unknown) {
+    return slots(this).name;
+  },
+  mockClear: change((found) => (found.state = freshState())),
+  mockReset: change((found) => {
+    found.state = freshState();
+    found.lasting = undefined;
+    found.once = [];
+  }),
+  mockRestore: change((found) => {
+    found.state = freshState();
+    found.lasting = found.original;
+    found.once = [];
+    found.restore?.();
+  }),
+  mockImplementation: change((found, fn: Implementation | undefined) => (found.lasting = fn)),
+  mockImplementationOnce: change((found, fn: Implementation) => found.once.push(fn)),
+  withImplementation(this: unknown, fn: Implementation, callback: () => unknown): unknown {
+    const found = slots(this);
+    const previous = found.lasting;
+    found.lasting = fn;
+    const result = callback();
+    if (result instanceof Promise) return result.finally(() => (found.lasting = previous));
+    found.lasting = previous;
+    return result;
+  },
+  mockName: change((found, value: string) => (found.name = value ? String(value) : found.name)),
+  mockReturnThis: change(
+    (found) =>
+      (found.lasting = function (this: unknown) {
+        return this;
+      }),
+  ),
+  mockReturnValue: change((found, value: unknown) => (found.lasting = () => value)),
+  mockReturnValueOnce: change((found, value: unknown) => found.once.push(() => value)),
+  mockResolvedValue: change((found, value: unknown) => (found.lasting = () => Promise.resolve(value))),
+  mockResolvedValueOnce: change((found, value: unknown) => found.once.push(() => Promise.resolve(value))),
+  mockRejectedValue: change((found, value: unknown) => (found.lasting = () => Promise.reject(value))),
+  mockRejectedValueOnce: change((found, value: unknown) => found.once.push(() => Promise.reject(value))),
+};
+Object.defineProperty(mockPrototype, "mock", { get: slotGetter("mock", (found) => found.state), enumerable: true, configurable: false });
+Object.defineProperty(mockPrototype, "_protoImpl", { get: slotGetter("_protoImpl", (found) => found.original), enumerable: true, configurable: false });
+for (const [name, method] of Object.entries(methods)) {
+  Object.defineProperty(method, "name", { value: name, configurable: true });
+  Object.defineProperty(mockPrototype, name, { value: method, writable: false, enumerable: true, configurable: false });
+}
+Object.defineProperty(mockPrototype, "_isMockFunction", { value: true, writable: true, enumerable: true, configurable: true });
+
 /** `mock(fn?)`: a mock function that calls `fn` (if any) and records every call. */
 export function createMock(implementation?: Implementation, restore?: () => void): Mock {
   if (implementation !== undefined && typeof implementation !== "function") {
     throw new TypeError(`mock() expects a function or nothing, got ${typeof implementation}`);
   }
-  let lasting: Implementation | undefined = implementation;
-  let once: Implementation[] = [];
-  let name = nameOf(implementation);
-  let state = freshState();
-
   const mockFunction = function (this: unknown, ...args: unknown[]): unknown {
     const constructing = new.target !== undefined;
+    const { state } = found;
     state.calls.push(args);
     state.contexts.push(this);
     state.instances.push(constructing ? this : undefined);
     state.invocationCallOrder.push(++callOrder);
     const result: MockResult = { type: "incomplete", value: undefined };
     state.results.push(result);
-    const chosen = once.shift() ?? lasting;
+    const chosen = found.once.shift() ?? found.lasting;
     try {
       const value = chosen === undefined ? undefined : constructing && isConstructor(chosen) ? Reflect.construct(chosen, args, new.target) : chosen.apply(this, args);
       Object.assign(result, { type: "return", value });
@@ -103,59 +205,14 @@ export function createMock(implementation?: Implementation, restore?: () => void
       throw error;
     }
   } as Mock;
-
-  const self = (change: () => void): Mock => {
-    change();
-    return mockFunction;
-  };
-  const methods = {
-    _isMockFunction: true,
-    mockImplementation: (fn: Implementation | undefined) => self(() => (lasting = fn)),
-    mockImplementationOnce: (fn: Implementation) => self(() => once.push(fn)),
-    mockReturnValue: (value: unknown) => self(() => (lasting = () => value)),
-    mockReturnValueOnce: (value: unknown) => self(() => once.push(() => value)),
-    mockResolvedValue: (value: unknown) => self(() => (lasting = () => Promise.resolve(value))),
-    mockResolvedValueOnce: (value: unknown) => self(() => once.push(() => Promise.resolve(value))),
-    mockRejectedValue: (value: unknown) => self(() => (lasting = () => Promise.reject(value))),
-    mockRejectedValueOnce: (value: unknown) => self(() => once.push(() => Promise.reject(value))),
-    mockReturnThis: () =>
-      self(
-        () =>
-          (lasting = function (this: unknown) {
-            return this;
-          }),
-      ),
-    mockName: (value: string) => self(() => (name = value ? String(value) : name)),
-    getMockName: () => name,
-    getMockImplementation: () => lasting,
-    withImplementation(fn: Implementation, callback: () => unknown): unknown {
-      const previous = lasting;
-      lasting = fn;
-      const result = callback();
-      if (result instanceof Promise) return result.finally(() => (lasting = previous));
-      lasting = previous;
-      return result;
-    },
-    mockClear: () => self(() => (state = freshState())),
-    mockReset: () =>
-      self(() => {
-        state = freshState();
-        lasting = undefined;
-        once = [];
-      }),
-    mockRestore: () =>
-      self(() => {
-        state = freshState();
-        lasting = implementation;
-        once = [];
-        restore?.();
-      }),
-  };
-  Object.assign(mockFunction, methods);
-  Object.defineProperty(mockFunction, "mock", { get: () => state, enumerable: false, configurable: true });
+  const found: MockSlots = { self: mockFunction, original: implementation, restore, lasting: implementation, once: [], name: nameOf(implementation), state: freshState() };
+  slotsOf.set(mockFunction, found);
+  Object.setPrototypeOf(mockFunction, mockPrototype);
   // The mock's name is its mock name, as in bun: `mockName()` renames it.
-  Object.defineProperty(mockFunction, "name", { get: () => name, configurable: true });
+  Object.defineProperty(mockFunction, "name", { get: () => found.name, configurable: true });
+  // Own `length` only with an implementation, as in bun (`jest.fn()` has `name` alone).
   if (implementation !== undefined) Object.defineProperty(mockFunction, "length", { value: implementation.length, configurable: true });
+  else Reflect.deleteProperty(mockFunction, "length");
   registry.mocks.push(mockFunction);
   return mockFunction;
 }

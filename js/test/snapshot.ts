@@ -19,6 +19,7 @@ import { equals, isObject } from "./expect/equality.ts";
 import { format } from "./expect/format.ts";
 import { AssertionError, type Flags, MatcherUsageError, type Verdict } from "./expect/matchers.ts";
 import { serialize } from "./snapshot/serialize.ts";
+import { type CallSite, InlineSourceError, type InlineWrite, stripAddedIndentation, writeInlineSnapshots } from "./snapshot/inline.ts";
 import { entryText, HEADER, parseSnapFile, SnapFileError } from "./snapshot/snap_file.ts";
 
 export interface SnapshotSettings {
@@ -62,6 +63,12 @@ interface Store {
 
 let settings: SnapshotSettings | undefined;
 let store: Store | undefined;
+/** The inline snapshots of the file: what to write into it, by call site, and their counts. */
+let inline: { writes: Map<string, InlineWrite>; counts: Store["counts"] } | undefined;
+
+function freshCounts(): Store["counts"] {
+  return { total: 0, passed: 0, added: 0, updated: 0, failed: 0 };
+}
 
 export function init(given: SnapshotSettings): void {
   settings = given;
@@ -71,23 +78,54 @@ export function init(given: SnapshotSettings): void {
 export function matchSnapshot(received: unknown, flags: Flags, args: readonly unknown[]): Verdict {
   refuseNot(flags, "toMatchSnapshot");
   const { properties, hint } = snapshotArguments(args);
-  let value = received;
-  if (properties !== undefined) {
-    if (!isObject(received)) throw new MatcherUsageError("Matcher error: received values must be an object when the matcher has properties");
-    if (!equals(received, properties, { subset: true })) {
-      const headline = `expect(received).toMatchSnapshot(propertyMatchers)`;
-      const details = `Expected propertyMatchers to match properties from received object\n\nReceived: ${format(received)}`;
-      throw new AssertionError({ matcher: "toMatchSnapshot", pass: false, headline, details, received });
-    }
-    value = withMatchers(received, properties);
+  return check(withPropertyMatchers(received, properties, "toMatchSnapshot"), hint);
+}
+
+/** The judge of `expect(value).toMatchInlineSnapshot(propertyMatchers?, snapshot?)`, called at `site` in the test file. */
+export function matchInlineSnapshot(received: unknown, flags: Flags, args: readonly unknown[], site: CallSite | undefined): Verdict {
+  refuseNot(flags, "toMatchInlineSnapshot");
+  const { properties, snapshot } = inlineArguments(args);
+  const value = withPropertyMatchers(received, properties, "toMatchInlineSnapshot");
+  return checkInline(serialize(value), snapshot, { matcher: "toMatchInlineSnapshot", site, hasProperties: properties !== undefined });
+}
+
+/** The value the snapshot holds: `received`, with the properties the matchers name shown as the matchers, once they match. */
+function withPropertyMatchers(received: unknown, properties: object | undefined, matcher: string): unknown {
+  if (properties === undefined) return received;
+  if (!isObject(received)) throw new MatcherUsageError("Matcher error: received values must be an object when the matcher has properties");
+  if (!equals(received, properties, { subset: true })) {
+    const headline = `expect(received).${matcher}(propertyMatchers)`;
+    const details = `Expected propertyMatchers to match properties from received object\n\nReceived: ${format(received)}`;
+    throw new AssertionError({ matcher, pass: false, headline, details, received });
   }
-  return check(value, hint);
+  return withMatchers(received, properties);
 }
 
 /** The judge of `expect(fn).toThrowErrorMatchingSnapshot(hint?)`: the message of what `fn` throws (or the promise rejects with). */
 export function matchThrownSnapshot(received: unknown, flags: Flags, hint: unknown): Verdict {
   refuseNot(flags, "toThrowErrorMatchingSnapshot");
   if (hint !== undefined && typeof hint !== "string") throw new MatcherUsageError("Matcher error: Expected the hint to be a string");
+  const thrown = thrownMessage(received, flags);
+  if (thrown === undefined) return { pass: false, details: () => "Received function did not throw" };
+  return check(thrown.message, hint ?? "");
+}
+
+/** The judge of `expect(fn).toThrowErrorMatchingInlineSnapshot(snapshot?)`. */
+export function matchThrownInlineSnapshot(received: unknown, flags: Flags, args: readonly unknown[], site: CallSite | undefined): Verdict {
+  refuseNot(flags, "toThrowErrorMatchingInlineSnapshot");
+  const snapshot = args[0];
+  if (snapshot !== undefined && typeof snapshot !== "string") throw new MatcherUsageError("Matcher error: Expected the inline snapshot to be a string");
+  const thrown = thrownMessage(received, flags);
+  if (thrown === undefined) return { pass: false, details: () => "Received function did not throw" };
+  return checkInline(serialize(thrown.message), snapshot, { matcher: "toThrowErrorMatchingInlineSnapshot", site, hasProperties: false });
+}
+
+/**
+ * What a thrown-error snapshot holds: the message of what the function throws (or the promise
+ * rejects with); bun snapshots `undefined` for anything else thrown, or an empty message.
+ * Undefined when nothing was thrown.
+ */
+function thrownMessage(received: unknown, flags: Flags): { message: string | undefined } | undefined {
   let thrown: { value: unknown } | undefined;
   if (flags.promise === "rejects") thrown = { value: received };
   else if (flags.promise === "resolves") thrown = undefined;
@@ -99,11 +137,9 @@ export function matchThrownSnapshot(received: unknown, flags: Flags, hint: unkno
       thrown = { value: error };
     }
   }
-  if (thrown === undefined) return { pass: false, details: () => "Received function did not throw" };
-  // bun snapshots an Error's message, and `undefined` for anything else thrown or an empty message.
+  if (thrown === undefined) return undefined;
   const error = thrown.value;
-  const message = error instanceof Error && error.message ? error.message : undefined;
-  return check(message, hint ?? "");
+  return { message: error instanceof Error && error.message ? error.message : undefined };
 }
 
 function refuseNot(flags: Flags, matcher: string): void {
@@ -121,6 +157,15 @@ function snapshotArguments(args: readonly unknown[]): { properties: object | und
   if (!isObject(first)) throw new MatcherUsageError(`Matcher error: Expected properties must be an object, got ${format(first)}`);
   if (typeof second !== "string") throw new MatcherUsageError(`Matcher error: Expected second argument to be a string, got ${format(second)}`);
   return { properties: first, hint: second };
+}
+
+function inlineArguments(args: readonly unknown[]): { properties: object | undefined; snapshot: string | undefined } {
+  const [first, second] = args;
+  if (args.length === 0 || (args.length === 1 && first === undefined)) return { properties: undefined, snapshot: undefined };
+  if (args.length === 1 && typeof first === "string") return { properties: undefined, snapshot: first };
+  if (!isObject(first)) throw new MatcherUsageError(`Matcher error: Expected properties must be an object, got ${format(first)}`);
+  if (second !== undefined && typeof second !== "string") throw new MatcherUsageError(`Matcher error: Expected the inline snapshot to be a string, got ${format(second)}`);
+  return { properties: first, snapshot: second };
 }
 
 /** A copy of `received` with each property the matchers name replaced by its matcher (what the snapshot shows). */
@@ -183,6 +228,43 @@ function check(value: unknown, hint: string): Verdict {
   return { pass: true, details: () => "" };
 }
 
+/**
+ * Compares one inline snapshot (or writes it into the test file when it is missing, or with
+ * `--update-snapshots`; in CI a missing one fails). A call that runs more than once (in a loop,
+ * `test.each`) is written once, and must give the same value each time.
+ */
+function checkInline(printed: string, snapshot: string | undefined, call: { matcher: string; site: CallSite | undefined; hasProperties: boolean }): Verdict {
+  if (runningTestName() === undefined) throw new MatcherUsageError("Matcher error: Snapshot matchers cannot be used outside of a test");
+  const state = (inline ??= { writes: new Map(), counts: freshCounts() });
+  state.counts.total++;
+  const written = call.site && state.writes.get(`${call.site.line}:${call.site.column}`);
+  if (written) {
+    if (written.printed === printed) {
+      state.counts.passed++;
+      return { pass: true, details: () => "" };
+    }
+    state.counts.failed++;
+    return { pass: false, details: () => `this ${call.matcher} call ran before with another value, which awf writes into the file\n\n${mismatch(written.printed, printed)}` };
+  }
+  const expected = snapshot === undefined ? undefined : stripAddedIndentation(snapshot);
+  if (expected === printed) {
+    state.counts.passed++;
+    return { pass: true, details: () => "" };
+  }
+  if (expected !== undefined && !settings?.update) {
+    state.counts.failed++;
+    return { pass: false, details: () => mismatch(expected, printed) };
+  }
+  if (expected === undefined && settings?.ci && !settings.update) {
+    throw new Error(`Snapshot creation is disabled in CI environments unless --update-snapshots is used\nTo override, set the environment variable CI=false.\n\nReceived: ${printed}`);
+  }
+  if (!call.site) throw new MatcherUsageError(`Matcher error: ${call.matcher} was not called from the test file itself, so awf cannot tell where to write the snapshot`);
+  state.writes.set(`${call.site.line}:${call.site.column}`, { site: call.site, matcher: call.matcher, hasProperties: call.hasProperties, printed });
+  if (expected === undefined) state.counts.added++;
+  else state.counts.updated++;
+  return { pass: true, details: () => "" };
+}
+
 /** bun's failure body: the two texts as they are when both are one line, else their line diff. */
 function mismatch(expected: string, received: string): string {
   if (!expected.includes("\n") && !received.includes("\n")) return `Expected: ${expected}\nReceived: ${received}`;
@@ -200,7 +282,7 @@ function openStore(): Store {
     if (!(error instanceof SnapFileError)) throw error;
     throw new Error(`cannot read the snapshot file ${path}:${error.line}: ${error.message}\nhint: fix the file, or delete it and run \`awf test -u\` to write it again`);
   }
-  store = { path, original: text, stored, checked: new Map(), counters: new Map(), appended: "", counts: { total: 0, passed: 0, added: 0, updated: 0, failed: 0 } };
+  store = { path, original: text, stored, checked: new Map(), counters: new Map(), appended: "", counts: freshCounts() };
   return store;
 }
 
@@ -209,7 +291,34 @@ function openStore(): Store {
  * bun leaves at least its header) and gives the counts; undefined when no snapshot was used.
  */
 export function finish(): SnapshotCounts | undefined {
-  if (!store || !settings) return undefined;
+  if (!settings) return undefined;
+  const inlineCounts = finishInline(settings.file);
+  const fileCounts = finishFile(settings);
+  if (!inlineCounts) return fileCounts;
+  if (!fileCounts) return { ...inlineCounts, obsolete: 0, removed: 0 };
+  const sum = (key: keyof Store["counts"]): number => fileCounts[key] + inlineCounts[key];
+  return { ...fileCounts, total: sum("total"), passed: sum("passed"), added: sum("added"), updated: sum("updated"), failed: sum("failed") };
+}
+
+/** Writes the inline snapshots the run found missing (or, with -u, different) into the test file. */
+function finishInline(file: string): Store["counts"] | undefined {
+  if (!inline) return undefined;
+  if (inline.writes.size > 0) {
+    const source = ops.test_source_read(file);
+    let rewritten: string;
+    try {
+      rewritten = writeInlineSnapshots(source, [...inline.writes.values()]);
+    } catch (error) {
+      if (!(error instanceof InlineSourceError)) throw error;
+      throw new Error(`cannot write the inline snapshots into ${file}: ${error.message}\nhint: call toMatchInlineSnapshot as expect(value).toMatchInlineSnapshot(...) in the test file itself`);
+    }
+    if (rewritten !== source) ops.test_source_write(file, rewritten);
+  }
+  return inline.counts;
+}
+
+function finishFile(settings: SnapshotSettings): SnapshotCounts | undefined {
+  if (!store) return undefined;
   const tests = registeredTests();
   const unchecked = [...store.stored.keys()].filter((key) => !store!.checked.has(key));
   const obsolete = new Set(unchecked.filter((key) => isObsolete(key, tests)));

@@ -28,9 +28,9 @@ function matchesType(value: unknown, type: Function): boolean {
     case Boolean:
       return typeof value === "boolean" || value instanceof Boolean;
     case BigInt:
-      return typeof value === "bigint";
+      return typeof value === "bigint" || value instanceof BigInt;
     case Symbol:
-      return typeof value === "symbol";
+      return typeof value === "symbol" || value instanceof Symbol;
     case Function:
       return typeof value === "function";
     case Object:
@@ -49,8 +49,9 @@ export class CloseTo extends AsymmetricMatcher {
     this.expected = expected;
     this.precision = precision;
   }
+  /** A value that is not a number matches neither form (bun's rule). */
   asymmetricMatch(other: unknown): boolean {
-    if (typeof other !== "number") return this.decide(false);
+    if (typeof other !== "number") return false;
     const close = (other === Infinity && this.expected === Infinity) || (other === -Infinity && this.expected === -Infinity) || Math.abs(this.expected - other) < 10 ** -this.precision / 2;
     return this.decide(close);
   }
@@ -114,7 +115,9 @@ export class ObjectContaining extends AsymmetricMatcher {
     super(inverse);
     this.properties = properties;
   }
+  /** Only an object (or function) can match, even `objectContaining({})`, as in bun. */
   asymmetricMatch(other: unknown): boolean {
+    if ((typeof other !== "object" && typeof other !== "function") || other === null) return this.decide(false);
     const matched = ownEnumerableKeys(this.properties).every(
       (key) => hasProperty(other, key) && equals(Reflect.get(other as object, key), Reflect.get(this.properties, key)),
     );

@@ -76,6 +76,8 @@ function objectsEqual(a: object, b: object, state: EqualityState): boolean {
     case "[object Boolean]":
     case "[object Number]":
     case "[object String]":
+    case "[object Symbol]":
+    case "[object BigInt]":
       return Object.is((a as { valueOf(): unknown }).valueOf(), (b as { valueOf(): unknown }).valueOf());
     case "[object Date]":
       return (a as Date).getTime() === (b as Date).getTime(); // two invalid dates differ, as in jest and bun

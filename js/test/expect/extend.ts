@@ -3,6 +3,7 @@
 // `expect.name(...)` / `expect.not.name(...)`. A matcher is `(received, ...args) => { pass,
 // message }` (or a promise of one), called with jest's matcher context as `this`.
 
+import * as ops from "awf:ops";
 import { AsymmetricMatcher } from "./asymmetric_matcher.ts";
 import { comparison } from "./diff.ts";
 import { equals } from "./equality.ts";
@@ -104,9 +105,18 @@ export class CustomAsymmetric extends AsymmetricMatcher {
     this.fn = fn;
     this.args = args;
   }
+  /**
+   * An async matcher's promise is read where it stands, as bun reads it: settled, its verdict
+   * counts; still pending (the matcher awaited something), it does not match.
+   */
   asymmetricMatch(other: unknown): boolean {
-    const result = this.fn.call(matcherContext({ negated: this.inverse, promise: "" }), other, ...this.args);
-    return this.decide(verdictOf(this.name, result).pass);
+    const result: unknown = this.fn.call(matcherContext({ negated: this.inverse, promise: "" }), other, ...this.args);
+    if (!(result instanceof Promise)) return this.decide(verdictOf(this.name, result).pass);
+    const state = ops.promise_state(result);
+    if (state?.state === "fulfilled") return this.decide(verdictOf(this.name, state.value).pass);
+    result.catch(() => undefined);
+    if (state?.state === "rejected") throw new MatcherUsageError(`Matcher \`${this.name}\` returned a promise that rejected`);
+    return false;
   }
   label(): string {
     return this.inverse ? `not.${this.name}` : this.name;

@@ -22,7 +22,8 @@ export function judgeKind(received: unknown, kind: string): Verdict {
     number: (value) => typeof value === "number",
     string: (value) => typeof value === "string" || value instanceof String,
     symbol: (value) => typeof value === "symbol",
-    object: (value) => isObject(value),
+    // A function is an object too, as bun has it (a class passes).
+    object: (value) => isObject(value) || typeof value === "function",
     true: (value) => value === true,
     false: (value) => value === false,
     nil: (value) => value === null || value === undefined,
@@ -32,7 +33,8 @@ export function judgeKind(received: unknown, kind: string): Verdict {
     negative: (value) => (typeof value === "number" && value < 0 && Number.isFinite(value)) || (typeof value === "bigint" && value < 0n),
     even: (value) => (typeof value === "number" && Number.isInteger(value) && value % 2 === 0) || (typeof value === "bigint" && value % 2n === 0n),
     odd: (value) => (typeof value === "number" && Number.isInteger(value) && Math.abs(value % 2) === 1) || (typeof value === "bigint" && value % 2n !== 0n),
-    emptyObject: (value) => isObject(value) && Object.keys(value).length === 0 && Object.getOwnPropertySymbols(value).length === 0,
+    // A Map or Set is never an empty object, whatever it holds (bun's rule).
+    emptyObject: (value) => isObject(value) && !(value instanceof Map) && !(value instanceof Set) && Object.keys(value).length === 0 && Object.getOwnPropertySymbols(value).length === 0,
   };
   const check = checks[kind];
   if (check === undefined) throw new MatcherUsageError(`unknown kind ${kind}`);
@@ -119,15 +121,24 @@ function entriesOf(received: unknown, matcher: string): { keys: unknown[]; value
   return { keys, values: keys.map((key) => Reflect.get(received as object, key)) };
 }
 
+/** A key as a property key: `1` names the key `"1"`, as it would in `object[1]`. */
+function sameKey(member: unknown, item: unknown): boolean {
+  if (member === item) return true;
+  return typeof member === "string" && (typeof item === "string" || typeof item === "number") && member === String(item);
+}
+
 /** toContainKey(s), toContainAllKeys, toContainAnyKeys and the same for values. */
 export function judgeMembers(received: unknown, expected: unknown, part: "keys" | "values", rule: "one" | "every" | "all" | "any", matcher: string): Verdict {
   const wanted = rule === "one" ? [expected] : expected;
   if (!Array.isArray(wanted)) throw new MatcherUsageError(`${matcher}() expects an array\n\nExpected: ${format(expected)}`);
   const members = entriesOf(received, matcher)[part];
-  const has = (item: unknown): boolean => members.some((member) => (part === "keys" ? member === item || String(member) === item : equals(member, item)));
+  const same = (member: unknown, item: unknown): boolean => (part === "keys" ? sameKey(member, item) : equals(member, item));
+  const has = (item: unknown): boolean => members.some((member) => same(member, item));
   let pass: boolean;
   if (rule === "any") pass = wanted.some(has);
-  else if (rule === "all") pass = wanted.every(has) && members.every((member) => wanted.some((item) => (part === "keys" ? member === item || String(member) === item : equals(member, item))));
+  else if (rule === "all") pass = wanted.every(has) && members.every((member) => wanted.some((item) => same(member, item)));
   else pass = wanted.every(has);
-  return { pass, details: (negated) => `Expected to ${negated ? "not " : ""}contain ${part}: ${format(rule === "one" ? expected : wanted)}\nReceived: ${format(received)}` };
+  // bun words toContainKey's failure without the part's name.
+  const what = rule === "one" && part === "keys" ? "contain" : `contain ${part}`;
+  return { pass, details: (negated) => `Expected to ${negated ? "not " : ""}${what}: ${format(rule === "one" ? expected : wanted)}\nReceived: ${format(received)}` };
 }

@@ -241,9 +241,8 @@ function propertyPath(path: unknown): string[] | undefined {
 }
 
 export function judgeProperty(received: unknown, path: unknown, value: { expected: unknown } | undefined): Verdict {
-  if (received === null || received === undefined) {
-    throw new MatcherUsageError(`Received value must not be null nor undefined\n\nReceived: ${format(received)}`);
-  }
+  // null and undefined have no property: `.not.toHaveProperty` passes on them, as in bun.
+  if (received === null || received === undefined) return { pass: false, details: () => `Received value must not be null nor undefined\n\nReceived: ${format(received)}` };
   const parsed = propertyPath(path);
   const keys = parsed ?? [];
   let current: unknown = received;
@@ -289,7 +288,8 @@ export function judgeOrder(received: unknown, expected: unknown, relation: Compa
   };
 }
 
-export function judgeCloseTo(received: unknown, expected: unknown, precision: number): Verdict {
+export function judgeCloseTo(received: unknown, expected: unknown, precision: unknown): Verdict {
+  if (typeof precision !== "number") throw new MatcherUsageError("Expected precision to be a number for 'toBeCloseTo'.");
   if (typeof received !== "number" || typeof expected !== "number") {
     throw new MatcherUsageError(`Expected and received values must be numbers\n\nExpected: ${format(expected)}\nReceived: ${format(received)}`);
   }
@@ -336,7 +336,8 @@ function thrownMessage(thrown: unknown): string {
 
 export function judgeThrow(received: unknown, flags: Flags, expected: { value: unknown } | undefined): Verdict {
   let thrown: { value: unknown } | undefined;
-  if (flags.promise === "rejects") {
+  // After `.resolves` as after `.rejects`, the settled value is what was thrown, as bun has it.
+  if (flags.promise) {
     thrown = { value: received };
   } else {
     if (typeof received !== "function") throw new MatcherUsageError(`Received value must be a function\n\nReceived: ${format(received)}`);

@@ -53,7 +53,8 @@ export function judgeCalledTimes(received: unknown, times: unknown): Verdict {
   };
 }
 
-const sameArgs = (args: readonly unknown[], expected: readonly unknown[]): boolean => equals(args, expected);
+/** A call's arguments as bun compares them: as many as expected (a trailing `undefined` counts), each equal. */
+const sameArgs = (args: readonly unknown[], expected: readonly unknown[]): boolean => args.length === expected.length && equals(args, expected);
 
 export function judgeCalledWith(received: unknown, expected: readonly unknown[]): Verdict {
   const { calls } = recordOf(received);

@@ -12,6 +12,12 @@ export function frameFile(frame: string): string | undefined {
   return located?.[1];
 }
 
+/** Where a frame points: `    at f (file.ts:3:14)` → `{ file, line: 3, column: 14 }`; undefined for native frames. */
+export function frameLocation(frame: string): { file: string; line: number; column: number } | undefined {
+  const located = /\(([^()]*):(\d+):(\d+)\)\s*$/.exec(frame) ?? /\bat\s+([^\s()]+):(\d+):(\d+)\s*$/.exec(frame);
+  return located ? { file: located[1]!, line: Number(located[2]), column: Number(located[3]) } : undefined;
+}
+
 /** The source file of whoever calls this, read off a fresh stack; undefined where the engine gives none. */
 export function callerSourceFile(): string | undefined {
   const frames = stackFrames(new Error().stack);

@@ -1,11 +1,12 @@
 //! Where a test file's snapshots live and how they reach the disk: `<dir>/__snapshots__/<file
 //! name>.snap`, as bun keeps them, read whole and written atomically (a temp file beside it,
 //! then a rename), so a run that dies midway leaves the old file or the new one, never half.
-//! What goes in the file is js/test/snapshot.ts's business; this only reads and writes it.
+//! What goes in the file is js/test/snapshot.ts's business; this only reads and writes it. A
+//! test file whose inline snapshots were written is rewritten the same way.
 
 use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 /// `a/b.test.ts` -> `a/__snapshots__/b.test.ts.snap`.
@@ -32,8 +33,19 @@ pub fn read(path: &Path) -> io::Result<Option<String>> {
 /// Writes `text` as the whole file, making `__snapshots__` if needed. Readable by all, as bun
 /// writes it (0644 under the usual umask).
 pub fn write(path: &Path, text: &str) -> io::Result<()> {
+    fs::create_dir_all(path.parent().unwrap_or(Path::new(".")))?;
+    write_atomically(path, text, 0o644)
+}
+
+/// Rewrites a test file whose inline snapshots changed (`toMatchInlineSnapshot`), whole and
+/// atomically as a snapshot file, keeping its permissions.
+pub fn rewrite_test_file(path: &Path, text: &str) -> io::Result<()> {
+    let mode = fs::metadata(path)?.permissions().mode();
+    write_atomically(path, text, mode)
+}
+
+fn write_atomically(path: &Path, text: &str, mode: u32) -> io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    fs::create_dir_all(dir)?;
     let name = path
         .file_name()
         .map(|name| name.to_string_lossy().into_owned())
@@ -43,7 +55,7 @@ pub fn write(path: &Path, text: &str) -> io::Result<()> {
         .create(true)
         .write(true)
         .truncate(true)
-        .mode(0o644)
+        .mode(mode)
         .open(&temp)
         .and_then(|mut file| {
             file.write_all(text.as_bytes())?;

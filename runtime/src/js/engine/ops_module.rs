@@ -11,6 +11,7 @@ use std::rc::Rc;
 
 use rquickjs::function::Rest;
 use rquickjs::module::{Declarations, Exports, ModuleDef};
+use rquickjs::promise::PromiseState;
 use rquickjs::{Ctx, Exception, Function, Object, TypedArray, Value};
 
 use rquickjs::JsLifetime;
@@ -32,6 +33,7 @@ const PRIMITIVES: &[(&str, Primitive)] = &[
     ("context_current", async_context::context_current),
     ("context_resume", async_context::context_resume),
     ("keep_for_reuse", reuse::keep_for_reuse),
+    ("promise_state", promise_state),
 ];
 
 /// The table a context's host was built with, kept with the context for `awf:ops`.
@@ -86,6 +88,38 @@ impl ModuleDef for OpsModule {
         }
         Ok(())
     }
+}
+
+/// `promise_state(value)`: `{ state: "fulfilled", value }`, `{ state: "rejected", reason }` or
+/// `{ state: "pending" }` for a promise, undefined for anything else. bun:test's
+/// `expect.resolvesTo` / `rejectsTo` (js/test/expect/settled.ts) read a promise this way where
+/// bun's own equality reads it, synchronously, in the middle of a comparison.
+fn promise_state<'js>(
+    ctx: &Ctx<'js>,
+    _state: &Rc<HostState>,
+    args: &[Value<'js>],
+) -> rquickjs::Result<Value<'js>> {
+    let Some(promise) = args.first().and_then(|value| value.as_promise()) else {
+        return Ok(Value::new_undefined(ctx.clone()));
+    };
+    let out = Object::new(ctx.clone())?;
+    match promise.state() {
+        PromiseState::Pending => out.set("state", "pending")?,
+        PromiseState::Resolved => {
+            out.set("state", "fulfilled")?;
+            if let Some(value) = promise.result::<Value>() {
+                out.set("value", value?)?;
+            }
+        }
+        PromiseState::Rejected => {
+            out.set("state", "rejected")?;
+            // `result` throws the reason into the context; take it back out.
+            if let Some(Err(_)) = promise.result::<Value>() {
+                out.set("reason", ctx.catch())?;
+            }
+        }
+    }
+    Ok(out.into_value())
 }
 
 fn op_function<'js>(
