@@ -4,9 +4,9 @@
 //! - `ts`: type-checked by the real TypeScript compiler through awf's typings. A block may be a
 //!   fragment: names it uses but does not declare (`wf`, `input`, `Finding`, an agent...) are
 //!   declared for it from `PRELUDE`, as a page's prose does.
-//! - `sh`: each `awf` command's subcommand exists and each `--flag` is one its `--help` lists;
-//!   each `bench/`, `scripts/` or `examples/` path exists. `sh harness=NAME` is an agent CLI's
-//!   command line as awf runs it: each of its flags is in that harness's source.
+//! - `sh`: each `awf` (or `npx awf`) command's subcommand exists and each `--flag` is one its
+//!   `--help` lists; each `bench/`, `scripts/` or `examples/` path exists. `sh harness=NAME` is
+//!   an agent CLI's command line as awf runs it: each of its flags is in that harness's source.
 //! - `text` (what a command prints): each `$ awf ...` line is checked like `sh`.
 //! - `json` is parsed; `python` is parsed by python3.
 //!
@@ -340,6 +340,10 @@ fn check_command(line: &str, subcommands: &BTreeSet<String>) -> Vec<String> {
         let words = shell_words(command.trim());
         // `NAME=value awf ...`: the program comes after the variables.
         let skip = words.iter().take_while(|w| is_assignment(w)).count();
+        // `npx awf ...` runs the awf an npm project installed: checked as `awf ...`.
+        let npx = words.get(skip).is_some_and(|w| w == "npx")
+            && words.get(skip + 1).is_some_and(|w| w == "awf");
+        let skip = skip + usize::from(npx);
         let Some(program) = words.get(skip) else {
             continue;
         };

@@ -65,6 +65,9 @@ mod test_command;
 mod testing;
 // awf init, typings, completions and man: a starter that runs, is tested and type-checks.
 mod init;
+// The npm packages (scripts/npm-pack) installed offline: npx awf init, run, test, doctor, an
+// agent through the packaged wfa, tsc on the packaged typings; the launcher's errors.
+mod npm_install;
 // What awf run shows: the live view in tmux, plain lines off a terminal, --quiet, --verbose,
 // the closing summary.
 mod live_view;

@@ -1,12 +1,14 @@
-//! `awf doctor`: each agent CLI awf drives, as found on this machine (harness/survey.rs does the
-//! looking), printed as a short report or as JSON; it exits 1 when an installed CLI is not the
-//! tested version, cannot reach a model or fails one of its own checks (codex: a custom model
-//! provider with no model, a sandbox that cannot run a command).
+//! `awf doctor`: how this awf was installed (installed.rs), then each agent CLI awf drives, as
+//! found on this machine (harness/survey.rs does the looking), printed as a short report, or as
+//! JSON (the CLIs only). It exits 1 when an installed CLI is not the tested version, cannot reach
+//! a model or fails one of its own checks (codex: a custom model provider with no model, a
+//! sandbox that cannot run a command).
 
 use std::io::Write;
 
 use awf_runtime::harness::survey::{survey, CliSurvey};
 
+use super::installed::Installed;
 use crate::args::DoctorArgs;
 
 pub fn run(args: DoctorArgs) -> i32 {
@@ -17,6 +19,7 @@ pub fn run(args: DoctorArgs) -> i32 {
         let text = serde_json::to_string_pretty(&report).unwrap_or_default();
         let _ = writeln!(out, "{text}");
     } else {
+        let _ = writeln!(out, "{}", install_line());
         for cli in &found {
             let _ = write!(out, "{}", describe(cli));
         }
@@ -30,6 +33,15 @@ pub fn run(args: DoctorArgs) -> i32 {
         0
     } else {
         1
+    }
+}
+
+/// `awf <version>: <how it was installed> (<path>)`.
+fn install_line() -> String {
+    let version = env!("CARGO_PKG_VERSION");
+    match std::env::current_exe() {
+        Ok(exe) => Installed::of(&exe).line(version, &exe),
+        Err(why) => format!("awf {version}: cannot find its own path ({why})"),
     }
 }
 

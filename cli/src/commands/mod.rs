@@ -1,8 +1,10 @@
-//! One module per subcommand, and `follow_up`: the commands `awf run` prints for after a run.
+//! One module per subcommand, `follow_up` (the commands `awf run` prints for after a run) and
+//! `installed` (how this awf was installed, for `awf doctor`).
 
 pub mod doctor;
 mod follow_up;
 pub mod init;
+mod installed;
 pub mod logs;
 pub mod run;
 pub mod runs;
