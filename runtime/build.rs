@@ -1,4 +1,4 @@
-//! Compiles the built-in modules under ../js at build time: strips their types with the code the
+//! Compiles the built-in modules under js/ at build time: strips their types with the code the
 //! runtime uses for workflow files (src/js/transpile.rs), then compiles the JS to QuickJS
 //! bytecode with the same rquickjs the runtime links, so that awf neither transpiles nor parses
 //! a built-in when it starts (parsing them was a third of `awf run`'s CPU). Writes
@@ -32,7 +32,10 @@ mod transpile;
 
 fn main() {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo"));
-    let js = manifest.join("../js");
+    // js/ is a link to the checkout's js/ (the packaged crate carries the files themselves);
+    // canonical, so that cargo watches the files where they are.
+    let js = manifest.join("js");
+    let js = js.canonicalize().unwrap_or(js);
     println!("cargo:rerun-if-changed={}", js.display());
     println!("cargo:rerun-if-changed=src/js/transpile.rs");
     println!("cargo:rerun-if-changed=src/js/async_context.rs");

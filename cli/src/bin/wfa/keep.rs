@@ -26,11 +26,12 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 // Shared with the runtime, which makes and reads the groups; the keeper only kills in them.
+// runtime_os/ links to the runtime's files, so that the crate carries them when packaged.
 #[allow(dead_code)]
-#[path = "../../../../runtime/src/os/cgroup.rs"]
+#[path = "runtime_os/cgroup.rs"]
 mod cgroup;
 #[allow(dead_code)]
-#[path = "../../../../runtime/src/os/proc.rs"]
+#[path = "runtime_os/proc.rs"]
 mod proc;
 
 use cgroup::Cgroup;

@@ -1,0 +1,1 @@
+../../../../../runtime/src/os/cgroup.rs
