@@ -30,6 +30,22 @@ type RequestHandler = (payload: any) => unknown;
 const requestHandlers = new Map<string, RequestHandler>();
 
 /**
+ * The kinds of request the host makes of JS (upcalls), the one place JS spells them;
+ * runtime/src/upcall/kinds.rs spells them for Rust, and a unit test there holds the two equal.
+ */
+export const UPCALLS = {
+  toolCall: "tool.call",
+  toolAbort: "tool.abort",
+  messageArrived: "message.arrived",
+  scriptTurn: "script.turn",
+  scriptFork: "script.fork",
+  scriptCompact: "script.compact",
+  scriptAbort: "script.abort",
+} as const;
+
+type UpcallKind = (typeof UPCALLS)[keyof typeof UPCALLS];
+
+/**
  * The promise of an async op whose call (`ops.fs_async(...)`) started it and gave its id: it
  * resolves with the op's value, or rejects with an `AwfError`.
  */
@@ -40,7 +56,7 @@ export function opAsync<T>(id: ops.Pending<T>): Promise<T> {
 }
 
 /** Registers the handler for requests of one kind from the host. */
-export function onRequest(kind: string, handler: RequestHandler): void {
+export function onRequest(kind: UpcallKind, handler: RequestHandler): void {
   requestHandlers.set(kind, handler);
 }
 

@@ -1,7 +1,7 @@
 // awf:runner — the JS half of `awf run`: import the workflow file, check its default export,
 // call prepare (and id) for a new run, then, once the host has opened the run's records, run.
 //
-// runtime/src/workflow/mod.rs drives it: `loadWorkflow` first, for meta.name; `prepareInput`
+// runtime/src/run/mod.rs drives it: `loadWorkflow` first, for meta.name; `prepareInput`
 // for a new run (a continued one reuses its first attempt's input); then `runWorkflow` with the
 // handle of the attempt it opened. Errors thrown here keep their stack, so the host prints the
 // author's .ts lines; a failure of prepare or id has the code `prepare-failed`, which the host

@@ -1,6 +1,6 @@
 // agentswf/testing — run a workflow's `run` in a test with every agent scripted.
 //
-// `testWorkflow` opens a scripted run (runtime/src/agents/scripted.rs): the workflow's code runs
+// `testWorkflow` opens a scripted run (runtime/src/js/ops/agentswf/scripted.rs): the workflow's code runs
 // for real — turns queue, deadlines hold, tools are checked and called — but each turn is played
 // by the test's script for that agent instead of a process. A script answers through the
 // agent's real socket, exactly as `wfa result` would, so a wrong answer meets the same checks;
@@ -8,7 +8,7 @@
 // answer is refused, an agent has no script) fails the test, not the workflow.
 
 import * as ops from "awf:ops";
-import { opAsync, onRequest, startTimer, clearTimer, unrefTimer } from "../core.ts";
+import { opAsync, onRequest, UPCALLS, startTimer, clearTimer, unrefTimer } from "../core.ts";
 import { isTyped, isWorkflow, type Typed, type Workflow } from "./workflow.ts";
 import { createContext } from "../workflow/context.ts";
 import { isStop, type StopState } from "../workflow/stages.ts";
@@ -595,7 +595,7 @@ interface TurnRequest {
   message: { text: string; data?: unknown } | null;
 }
 
-onRequest("script.turn", async (request: TurnRequest) => {
+onRequest(UPCALLS.scriptTurn, async (request: TurnRequest) => {
   const state = runs.get(request.run);
   if (!state) return { reply: "failed", reason: "the test run is over" };
   state.prompts.set(request.turn, { prompt: request.prompt, schema: request.schema });
@@ -608,7 +608,7 @@ onRequest("script.turn", async (request: TurnRequest) => {
   }
 });
 
-onRequest("script.fork", ({ run, parent, fork }: { run: string; parent: string; fork: string }) => {
+onRequest(UPCALLS.scriptFork, ({ run, parent, fork }: { run: string; parent: string; fork: string }) => {
   const state = runs.get(run);
   if (!state) return null;
   state.forks.set(fork, parent);
@@ -617,7 +617,7 @@ onRequest("script.fork", ({ run, parent, fork }: { run: string; parent: string; 
   return null;
 });
 
-onRequest("script.compact", async ({ run, agent, focus }: { run: string; agent: string; focus: string }) => {
+onRequest(UPCALLS.scriptCompact, async ({ run, agent, focus }: { run: string; agent: string; focus: string }) => {
   const state = runs.get(run);
   if (!state) return { reply: "failed", reason: "the test run is over" };
   const n = (state.compacted.get(agent) ?? 0) + 1;
@@ -636,7 +636,7 @@ onRequest("script.compact", async ({ run, agent, focus }: { run: string; agent: 
   }
 });
 
-onRequest("script.abort", ({ run, turn }: { run: string; turn: string }) => {
+onRequest(UPCALLS.scriptAbort, ({ run, turn }: { run: string; turn: string }) => {
   runs.get(run)?.aborts.get(turn)?.abort(new DOMException("the turn is over", "AbortError"));
 });
 

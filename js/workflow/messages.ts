@@ -9,7 +9,7 @@
 // (`message_received`); the run's end records those never received.
 
 import * as ops from "awf:ops";
-import { AwfError, clearTimer, onRequest, opAsync, startTimer } from "../core.ts";
+import { AwfError, clearTimer, onRequest, UPCALLS, opAsync, startTimer } from "../core.ts";
 import { refuseInHandler } from "./identity.ts";
 import { currentScope, onScopeCancel } from "./scope.ts";
 import { timeoutOption } from "./timeout.ts";
@@ -77,7 +77,7 @@ class Mailbox {
 
 const mailboxes = new Map<string, Mailbox>();
 
-onRequest("message.arrived", ({ run, message }: { run: string; message: Message & { seq: number } }) => {
+onRequest(UPCALLS.messageArrived, ({ run, message }: { run: string; message: Message & { seq: number } }) => {
   const mailbox = mailboxes.get(run);
   if (!mailbox) throw new Error("this run takes no messages any more");
   const { seq, ...fields } = message;

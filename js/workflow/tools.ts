@@ -11,7 +11,7 @@
 // (js/host/abort.ts, served lazily: importing it here would make a second copy).
 
 import * as ops from "awf:ops";
-import { AwfError, onRequest } from "../core.ts";
+import { AwfError, onRequest, UPCALLS } from "../core.ts";
 import { isTool, type ToolCall, type ToolDefinition } from "../agentswf/workflow.ts";
 import { withFrame } from "./identity.ts";
 import { TOOL_TIMEOUT, timeoutOption } from "./timeout.ts";
@@ -62,7 +62,7 @@ export function copyHandlers(run: string, from: string, to: string): void {
   }
 }
 
-onRequest("tool.call", async ({ run, agent, tool, call, input }: { run: string; agent: string; tool: string; call: string; input: unknown }) => {
+onRequest(UPCALLS.toolCall, async ({ run, agent, tool, call, input }: { run: string; agent: string; tool: string; call: string; input: unknown }) => {
   const handler = handlers.get(handlerKey(run, agent, tool));
   if (!handler) throw new Error(`the workflow has no handler for tool ${tool}`);
   const controller = new AbortController();
@@ -106,7 +106,7 @@ function definedAt(fn: Handler): { file: string; line: number; col: number } | u
   return { file: fileName, line, col };
 }
 
-onRequest("tool.abort", ({ call, reason }: { call: string; reason: { name: string; message: string } }) => {
+onRequest(UPCALLS.toolAbort, ({ call, reason }: { call: string; reason: { name: string; message: string } }) => {
   const controller = running.get(call);
   if (controller) {
     // Also forgotten here: a handler stopped inside code that never yielded skips its `finally`.

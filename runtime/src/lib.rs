@@ -3,7 +3,8 @@
 //! One folder per concern; each opens with a doc comment saying what it owns.
 //! - `js`: the JS engine door (QuickJS-NG via rquickjs); the only place that names rquickjs.
 //! - `schema`: JSON Schema compile/check, error lines, teaching agents how to answer or call.
-//! - `workflow`: a run's lifecycle, deadlines and exit codes.
+//! - `workflow`: a run's data: its attempt, records' start, stages and exit codes.
+//! - `run`: the run driver: starts the JS host, drives an attempt under its deadline, ends it.
 //! - `usage`: tokens and money agents used, one shape for every runtime.
 //! - `duration`: durations as authors write them (`"20m"`) and as awf shows them.
 //! - `agents`: agents, their turn queues, prompts and outcomes.
@@ -14,6 +15,8 @@
 //! - `records`: the run folder, events.jsonl, output.json, `awf logs`.
 //! - `progress`: what `awf run` shows while a run works (the live view) and when it ends.
 //! - `testing`: `awf test`.
+//! - `upcall`: the seam through which the concerns call into workflow code (tool handlers,
+//!   messages, a test's scripts), which the engine implements.
 //! - `error`, `hint`: the library's `Error`, and the `Hint` trait the CLI prints hints by.
 
 pub mod agents;
@@ -30,9 +33,11 @@ pub mod os;
 pub mod paths;
 pub mod progress;
 pub mod records;
+pub mod run;
 pub mod schema;
 pub mod testing;
 pub mod tools;
+pub mod upcall;
 pub mod usage;
 pub mod workflow;
 

@@ -11,7 +11,7 @@ use awf_runtime::duration::parse_timeout;
 use awf_runtime::harness::RuntimeOverrides;
 use awf_runtime::js::{Grant, Permissions, SandboxGrants};
 use awf_runtime::progress::{summary, LiveView, ViewOptions};
-use awf_runtime::workflow::{self, ContinueWhich, Ending, RunOptions};
+use awf_runtime::run::{self, ContinueWhich, Ending, RunOptions};
 
 use super::follow_up::FollowUp;
 use crate::args::{ColorChoice, RunArgs};
@@ -76,7 +76,7 @@ fn start(args: RunArgs, color: ColorChoice) -> Result<i32, Failure> {
         let building = std::thread::Builder::new()
             .name("awf-runtime".into())
             .spawn_scoped(scope, super::async_runtime);
-        let host = workflow::start_host(&options);
+        let host = run::start_host(&options);
         let runtime = match building {
             Ok(building) => building
                 .join()
@@ -87,7 +87,7 @@ fn start(args: RunArgs, color: ColorChoice) -> Result<i32, Failure> {
     });
     let runtime = runtime?;
     let report = match host {
-        Ok(host) => runtime.block_on(workflow::run_started(options, host)),
+        Ok(host) => runtime.block_on(run::run_started(options, host)),
         Err(report) => report,
     };
     drop(sweep);
@@ -198,7 +198,7 @@ fn resolve_cwd(cwd: Option<PathBuf>) -> Result<PathBuf, Failure> {
     }
 }
 
-fn print_report(report: &workflow::RunReport, json: bool, cwd: &std::path::Path) {
+fn print_report(report: &run::RunReport, json: bool, cwd: &std::path::Path) {
     let mut stdout = std::io::stdout().lock();
     if json {
         if let Some(record) = &report.record {

@@ -19,18 +19,18 @@ use super::spec::AgentSpec;
 use crate::channel::server::AgentSocket;
 use crate::channel::{launcher, ControlDir, RunMarker};
 use crate::harness::keeper::Supervision;
-use crate::harness::registry::{OpenContext, ScriptHost};
+use crate::harness::registry::{OpenContext, StandIn};
 use crate::harness::{self, Harness, RuntimeOverrides, Usage};
-use crate::js::JsRequester;
 use crate::records::run_files::PriorSession;
 use crate::records::{Event, RunDir};
+use crate::upcall::Upcall;
 
 /// What every agent of a run shares with the run.
 pub struct RunLink {
     /// The run's id; tool handlers are found by it in JS.
     pub run_id: String,
-    /// Asks the run's JS to call tool handlers.
-    pub js: JsRequester,
+    /// Calls into the run's workflow code: tool handlers, the message queue, a test's scripts.
+    pub workflow: Arc<dyn Upcall>,
     pub records: Arc<RunDir>,
     pub cwd: PathBuf,
     pub deadline: Instant,
@@ -38,7 +38,7 @@ pub struct RunLink {
     pub cancelled: watch::Receiver<bool>,
     pub overrides: RuntimeOverrides,
     /// A test run: every agent is played by the test's scripts (js/agentswf/testing.ts).
-    pub scripted: bool,
+    pub scripted: Option<Arc<dyn StandIn>>,
     /// A continued run: the native session each agent key had in an earlier attempt; an agent
     /// opened under that key resumes it when its harness is the same and can resume.
     pub resume: HashMap<String, PriorSession>,
@@ -150,10 +150,7 @@ impl Agents {
             &OpenContext {
                 cwd: &cwd,
                 overrides: &self.link.overrides,
-                scripted: self.link.scripted.then_some(ScriptHost {
-                    js: &self.link.js,
-                    run_id: &self.link.run_id,
-                }),
+                stand_in: self.link.scripted.as_deref(),
             },
         )
         .map_err(|source| OpenError::Runtime {
@@ -189,7 +186,7 @@ impl Agents {
         let (control, supervision) = self
             .control
             .get_or_init(|| {
-                let supervision = if self.link.scripted {
+                let supervision = if self.link.scripted.is_some() {
                     Supervision::without_cgroup()
                 } else {
                     Supervision::new(&self.link.run_id)

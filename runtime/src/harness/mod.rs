@@ -3,10 +3,9 @@
 //! The turn machinery in `agents/` knows only the `Harness` trait: it gives an `Attempt` (a
 //! turn's first run, or its check-in) and gets back how it ended, the tokens it used and the
 //! files its output was kept in. Each runtime implements the trait in its own file:
-//! `command.rs` (any executable), `scripted.rs` (a test's script, under `awf test`), and one
-//! place per agent CLI (`gemini.rs`, `opencode.rs`, and a folder for each CLI with session
-//! operations of its own: `codex/`, `claude/`, `pi/`). A runtime that runs a process per attempt
-//! implements `ProcessHarness` instead:
+//! `command.rs` (any executable), and one place per agent CLI (`gemini.rs`, `opencode.rs`, and a
+//! folder for each CLI with session operations of its own: `codex/`, `claude/`, `pi/`). A runtime
+//! that runs a process per attempt implements `ProcessHarness` instead:
 //! how a turn becomes a `Launch`, how each line of its output becomes `HarnessEvent`s, how its
 //! end maps to an `AttemptEnd`; `attempt.rs` runs that loop for all of them and `process.rs`
 //! starts and stops the processes. `registry.rs` reads an agent's `runtime` spec and maps names
@@ -28,7 +27,6 @@ pub mod probe;
 pub mod problem;
 pub mod process;
 pub mod registry;
-pub mod scripted;
 pub mod session;
 pub mod survey;
 

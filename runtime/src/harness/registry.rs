@@ -6,8 +6,8 @@
 //! is not installed (with how to install it). `CLIS` lists the agent CLIs awf drives, with the
 //! version of each its live tests run (the one place those versions are pinned). A name mapped with `awf run --runtime
 //! NAME=COMMAND` runs that command instead, so a workflow written for a real CLI can run
-//! offline. Under `awf test` every agent is scripted, but its spec is still checked (not its
-//! program: a test needs none installed).
+//! offline. Under `awf test` a `StandIn` (the test's scripts) plays every agent, but its spec
+//! is still checked (not its program: a test needs none installed).
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -16,10 +16,9 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::cli::{CliConfig, CliInfo};
+use super::Capabilities;
 use super::command::{self, Command};
-use super::scripted::Scripted;
 use super::{claude, codex, gemini, opencode, pi, Harness, RuntimeError};
-use crate::js::JsRequester;
 
 /// The agent CLIs awf drives, by runtime name.
 pub static CLIS: &[&CliInfo] = &[
@@ -53,31 +52,33 @@ pub struct RuntimeOverrides {
 pub struct OpenContext<'a> {
     pub cwd: &'a Path,
     pub overrides: &'a RuntimeOverrides,
-    /// Under `awf test`: the test's scripts play the agent.
-    pub scripted: Option<ScriptHost<'a>>,
+    /// Plays the agent in place of its runtime (under `awf test`, the test's scripts).
+    pub stand_in: Option<&'a dyn StandIn>,
 }
 
-/// What a scripted agent asks its turns of.
-pub struct ScriptHost<'a> {
-    pub js: &'a JsRequester,
-    pub run_id: &'a str,
+/// Plays agents in place of the runtimes their specs declare (under `awf test`, a test's
+/// scripts: js/ops/agentswf/scripted.rs). The spec is still checked as the declared runtime
+/// would check it; its program is not looked up.
+pub trait StandIn: Send + Sync {
+    /// The harness of an agent whose spec declared the runtime `declared`, which can do what
+    /// `capabilities` says (and is the agent CLI `cli`, when it is one).
+    fn harness(
+        &self,
+        declared: &Value,
+        capabilities: &'static Capabilities,
+        cli: Option<&'static CliInfo>,
+    ) -> Arc<dyn Harness>;
 }
 
 /// The harness for an agent spec's `runtime`.
 pub fn resolve(spec: &Value, open: &OpenContext<'_>) -> Result<Arc<dyn Harness>, RuntimeError> {
     let chosen = read(spec, open.overrides)?;
-    if let Some(script) = &open.scripted {
+    if let Some(stand_in) = open.stand_in {
         let (capabilities, cli) = match &chosen {
             Chosen::Command(_) => (&command::CAPABILITIES, None),
             Chosen::Cli(info, _) => (info.capabilities, Some(*info)),
         };
-        return Ok(Arc::new(Scripted {
-            js: script.js.clone(),
-            run_id: script.run_id.to_string(),
-            declared: spec.clone(),
-            capabilities,
-            cli,
-        }));
+        return Ok(stand_in.harness(spec, capabilities, cli));
     }
     match chosen {
         Chosen::Command(argv) => {
@@ -232,7 +233,7 @@ mod tests {
             &OpenContext {
                 cwd: Path::new("/"),
                 overrides,
-                scripted: None,
+                stand_in: None,
             },
         )
         .map_err(|e| e.to_string())

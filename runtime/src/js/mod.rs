@@ -32,8 +32,8 @@ mod source_map;
 mod transpile;
 
 pub use engine::{
-    CallEnd, ConsoleTarget, HostConfig, HostState, JsFailure, JsHost, JsReply, JsRequester,
-    JsRuntime, OpError, OpResult, OpValue, OutputSink, OutputStream,
+    CallEnd, ConsoleTarget, HostConfig, HostState, JsHost, JsRequester, JsRuntime, OpError,
+    OpResult, OpValue, OutputSink, OutputStream,
 };
 pub use errors::{JsError, Location};
 /// The gate a host's file, network, process and environment access passes; put one with a host

@@ -17,7 +17,7 @@ use std::path::Path;
 use std::pin::{pin, Pin};
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use serde_json::Value;
 use tokio::sync::watch;
 
 use super::calls::{abort_reason, CallSlot, CallStart, RefusedCall, TurnEnding};
@@ -27,13 +27,13 @@ use crate::channel::wire::Response;
 use crate::duration::format_duration;
 use crate::harness::attempt::until_cancelled;
 use crate::harness::registry;
-use crate::js::{JsFailure, JsRequester};
 use crate::limits::{
     DEFAULT_TOOL_TIMEOUT, MAX_PAYLOAD_BYTES, MAX_TOOLS_PER_AGENT, MAX_TOOL_RESULT_BYTES,
     SIGNAL_ABORT_GRACE, TOOL_ABORT_GRACE,
 };
 use crate::records::Event;
 use crate::schema::teach;
+use crate::upcall::{ToolAbort, ToolCall, Upcall, UpcallFailure};
 
 /// The agent a call comes from, as a call needs it (agents/ implements it).
 pub trait Caller: Send + Sync {
@@ -47,9 +47,9 @@ pub trait Caller: Send + Sync {
     /// The turn a refused call was made in and the call id it is recorded under.
     fn refused_call(&self) -> RefusedCall;
     fn record(&self, event: &Event);
-    /// The run's id and its JS, where handlers run.
+    /// The run's id and its workflow code, where handlers run.
     fn run_id(&self) -> &str;
-    fn js(&self) -> &JsRequester;
+    fn workflow(&self) -> &dyn Upcall;
     /// Becomes true when the run is cancelled (Ctrl-C, SIGTERM).
     fn cancelled(&self) -> watch::Receiver<bool>;
     /// Holds why the turn `turn` was cancelled by the workflow (`wf.race`, ...), once it is;
@@ -153,9 +153,14 @@ async fn run_call(
         call: slot.id.clone(),
         input: input.clone(),
     });
-    let payload = json!({ "run": agent.run_id(), "agent": agent.key(), "tool": slot.tool, "call": slot.id, "input": input });
-    let js = agent.js().clone();
-    let mut reply = pin!(js.request_for_call("tool.call", payload, &slot.id));
+    let workflow = agent.workflow();
+    let mut reply = pin!(workflow.call_tool(&ToolCall {
+        run: agent.run_id(),
+        agent: agent.key(),
+        tool: &slot.tool,
+        call: &slot.id,
+        input: &input,
+    }));
     let ends_at = match budget {
         CallBudget::Within(d) => (started + d).min(slot.turn_deadline),
         CallBudget::TurnOnly => slot.turn_deadline,
@@ -215,7 +220,7 @@ async fn run_call(
         &took,
     );
     let abort = Abort {
-        js: &js,
+        workflow,
         run: agent.run_id(),
         call: &slot.id,
         reason,
@@ -224,7 +229,7 @@ async fn run_call(
         Stopped::Answer(answer) => answered(&slot.tool, answer),
         Stopped::Cancelled => {
             // Ctrl-C or SIGTERM: the signal's listeners, and the handler's code after them, run
-            // for the run's short grace (workflow/mod.rs `drive`); nothing is stopped before.
+            // for the run's short grace (run/mod.rs `drive`); nothing is stopped before.
             let waited = abort
                 .and_wait(&mut reply, SIGNAL_ABORT_GRACE, &mut cancelled)
                 .await;
@@ -236,21 +241,21 @@ async fn run_call(
         }) => {
             // The workflow cancelled the turn, or the agent ended it (it exited, or failed):
             // nothing timed out, so the call is cancelled, with what ended its turn.
-            js.stop_call(&slot.id);
+            workflow.stop_call(&slot.id);
             let waited = abort
                 .and_wait(&mut reply, TOOL_ABORT_GRACE, &mut cancelled)
                 .await;
-            js.call_was_stopped(&slot.id);
+            workflow.call_was_stopped(&slot.id);
             Settled::failure(Code::Cancelled, waited.told(&took), None)
         }
         Stopped::TimeUp | Stopped::TurnOver(_) => {
             // Stop the handler's code if it holds the JS thread, abort its signal, then give it
             // the grace.
-            js.stop_call(&slot.id);
+            workflow.stop_call(&slot.id);
             let waited = abort
                 .and_wait(&mut reply, TOOL_ABORT_GRACE, &mut cancelled)
                 .await;
-            if js.call_was_stopped(&slot.id) {
+            if workflow.call_was_stopped(&slot.id) {
                 Settled::failure(
                     Code::TimedOut,
                     format!("{took}: its handler was running code that never yielded, and was stopped there"),
@@ -289,7 +294,7 @@ async fn run_call(
 
 /// Why waiting for a handler stopped.
 enum Stopped {
-    Answer(Result<Option<Value>, JsFailure>),
+    Answer(Result<Option<Value>, UpcallFailure>),
     TimeUp,
     /// The call's turn ended, so: by its deadline (the call timed out), or otherwise (the agent
     /// exited or failed: the call is cancelled).
@@ -303,7 +308,7 @@ enum Stopped {
 
 /// Aborting one running call's `call.signal`, for `reason`.
 struct Abort<'a> {
-    js: &'a JsRequester,
+    workflow: &'a dyn Upcall,
     run: &'a str,
     call: &'a str,
     reason: Value,
@@ -319,10 +324,11 @@ impl Abort<'_> {
         grace: Duration,
         cancelled: &mut watch::Receiver<bool>,
     ) -> Waited {
-        let abort = self.js.request(
-            "tool.abort",
-            json!({ "run": self.run, "call": self.call, "reason": self.reason }),
-        );
+        let abort = self.workflow.abort_tool(&ToolAbort {
+            run: self.run,
+            call: self.call,
+            reason: &self.reason,
+        });
         let mut waited = pin!(async {
             let _ = abort.await;
             match tokio::time::timeout(grace, reply.as_mut()).await {
@@ -386,7 +392,7 @@ impl Settled {
 }
 
 /// The agent's view of a handler's answer, and the record's.
-fn answered(tool: &str, answer: Result<Option<Value>, JsFailure>) -> Settled {
+fn answered(tool: &str, answer: Result<Option<Value>, UpcallFailure>) -> Settled {
     match answer {
         Ok(value) => {
             let stdout = match &value {
@@ -411,13 +417,13 @@ fn answered(tool: &str, answer: Result<Option<Value>, JsFailure>) -> Settled {
             }
         }
         // tools.ts checks the handler's value, to place what is not JSON at the handler.
-        Err(JsFailure::Threw(error)) if error.code.as_deref() == Some("result-not-json") => {
+        Err(UpcallFailure::Threw(error)) if error.code.as_deref() == Some("result-not-json") => {
             Settled {
                 at: error.thrown_at(),
                 ..Settled::failure(Code::ResultNotJson, error.message, None)
             }
         }
-        Err(JsFailure::Threw(error)) => {
+        Err(UpcallFailure::Threw(error)) => {
             let message = if error.message.is_empty() {
                 error.name.clone()
             } else {
@@ -428,12 +434,12 @@ fn answered(tool: &str, answer: Result<Option<Value>, JsFailure>) -> Settled {
                 ..Settled::failure(Code::HandlerFailed, message, None)
             }
         }
-        Err(JsFailure::NotJson(why)) => Settled::failure(
+        Err(UpcallFailure::NotJson(why)) => Settled::failure(
             Code::ResultNotJson,
             format!("{tool} returned a value that is not JSON: {why}"),
             None,
         ),
-        Err(JsFailure::HostGone) => Settled::failure(
+        Err(UpcallFailure::HostGone) => Settled::failure(
             Code::HandlerFailed,
             "the workflow run ended before the tool answered".to_string(),
             None,
@@ -553,4 +559,188 @@ a call made after it ended runs again. While a call runs, result and waiting are
     out.push('\n');
     out.push_str(&refusal::codes_help());
     Response::Ok { stdout: out }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+    use std::sync::{Arc, Mutex};
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::tools::calls::{ToolCalls, TurnEnd, TurnWindow};
+    use crate::upcall::fake::{FakeWorkflow, Handler};
+    use crate::upcall::{JsError, Kind};
+
+    /// An agent with one tool, `add`, and a turn open until `turn_ends`.
+    struct TestAgent {
+        tools: ToolSet,
+        calls: Mutex<ToolCalls>,
+        turn_ends: Instant,
+        turn_over: Arc<TurnEnd>,
+        events: Mutex<Vec<Event>>,
+        workflow: FakeWorkflow,
+        cancel: watch::Sender<bool>,
+        launcher: PathBuf,
+    }
+
+    impl TestAgent {
+        fn new(workflow: FakeWorkflow, turn_lasts: Duration) -> TestAgent {
+            TestAgent {
+                tools: ToolSet::from_json(&json!({ "add": {
+                    "description": "adds",
+                    "input": { "type": "object", "properties": { "x": { "type": "number" } } }
+                } }))
+                    .expect("a valid tool"),
+                calls: Mutex::default(),
+                turn_ends: Instant::now() + turn_lasts,
+                turn_over: Arc::default(),
+                events: Mutex::default(),
+                workflow,
+                cancel: watch::Sender::new(false),
+                launcher: PathBuf::from("/run/wfa"),
+            }
+        }
+
+        /// How the call's settled record says it ended.
+        fn settled(&self) -> Vec<String> {
+            let events = self.events.lock().expect("not poisoned");
+            events
+                .iter()
+                .filter_map(|event| match event {
+                    Event::ToolSettled { outcome, .. } => Some(outcome.clone()),
+                    _ => None,
+                })
+                .collect()
+        }
+    }
+
+    impl Caller for TestAgent {
+        fn key(&self) -> &str {
+            "a"
+        }
+        fn tools(&self) -> &ToolSet {
+            &self.tools
+        }
+        fn launcher(&self) -> &Path {
+            &self.launcher
+        }
+        fn begin_call(&self, tool: &str, input: &Value) -> CallStart {
+            let window = TurnWindow {
+                id: "t1".into(),
+                deadline: self.turn_ends,
+                over: self.turn_over.clone(),
+            };
+            let mut calls = self.calls.lock().expect("not poisoned");
+            calls.begin(tool, input, Ok(window))
+        }
+        fn end_call(&self, slot: &CallSlot, response: Response) {
+            self.calls.lock().expect("not poisoned").end(slot);
+            slot.finish(response);
+        }
+        fn refused_call(&self) -> RefusedCall {
+            let mut calls = self.calls.lock().expect("not poisoned");
+            calls.refused(Some("t1".into()))
+        }
+        fn record(&self, event: &Event) {
+            self.events.lock().expect("not poisoned").push(event.clone());
+        }
+        fn run_id(&self) -> &str {
+            "r1"
+        }
+        fn workflow(&self) -> &dyn Upcall {
+            &self.workflow
+        }
+        fn cancelled(&self) -> watch::Receiver<bool> {
+            self.cancel.subscribe()
+        }
+        fn turn_cancel(&self, _turn: &str) -> Option<watch::Receiver<Option<String>>> {
+            None
+        }
+    }
+
+    fn call_add(agent: &TestAgent) -> Response {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .expect("a runtime");
+        runtime.block_on(call(agent, "add".into(), vec![], Some("{\"x\": 1}".into())))
+    }
+
+    #[test]
+    fn the_handler_gets_the_call_and_its_answer_is_what_the_agent_reads() {
+        let agent = TestAgent::new(
+            FakeWorkflow::new(Handler::Answers(json!({ "sum": 3 }))),
+            Duration::from_secs(60),
+        );
+        assert_eq!(
+            call_add(&agent),
+            Response::Ok {
+                stdout: "{\"sum\":3}".into()
+            }
+        );
+        assert_eq!(
+            agent.workflow.asked(),
+            vec![(
+                Kind::ToolCall,
+                json!({ "run": "r1", "agent": "a", "tool": "add", "call": "t1-c1", "input": { "x": 1 } })
+            )]
+        );
+        assert_eq!(agent.settled(), vec!["result"]);
+    }
+
+    #[test]
+    fn a_handler_that_throws_fails_the_call_with_its_message() {
+        let thrown = JsError::message("Error", "the disk is full");
+        let agent = TestAgent::new(
+            FakeWorkflow::new(Handler::Throws(thrown)),
+            Duration::from_secs(60),
+        );
+        let Response::Failed { code, message, .. } = call_add(&agent) else {
+            panic!("the call fails");
+        };
+        assert_eq!(
+            (code, message.as_str()),
+            (Code::HandlerFailed, "the disk is full")
+        );
+        assert_eq!(agent.settled(), vec!["handler-failed"]);
+    }
+
+    #[test]
+    fn a_handler_that_never_answers_is_stopped_and_aborted_when_its_turn_ends() {
+        let agent = TestAgent::new(
+            FakeWorkflow::new(Handler::Hangs),
+            Duration::from_millis(50),
+        );
+        let Response::Failed { code, message, .. } = call_add(&agent) else {
+            panic!("the call fails");
+        };
+        assert_eq!(code, Code::TimedOut);
+        assert_eq!(
+            message,
+            "add took longer than the time left in its turn: its handler was running code that never yielded, and was stopped there"
+        );
+        let asked: Vec<Kind> = agent.workflow.asked().into_iter().map(|(k, _)| k).collect();
+        assert_eq!(asked, vec![Kind::ToolCall, Kind::ToolAbort]);
+        let (_, abort) = &agent.workflow.asked()[1];
+        assert_eq!(abort["call"], "t1-c1");
+        assert_eq!(abort["reason"]["name"], "TimeoutError");
+        assert_eq!(agent.settled(), vec!["timed-out"]);
+    }
+
+    #[test]
+    fn a_call_whose_host_is_gone_fails_saying_the_run_ended() {
+        let agent = TestAgent::new(FakeWorkflow::new(Handler::Gone), Duration::from_secs(60));
+        let Response::Failed { code, message, .. } = call_add(&agent) else {
+            panic!("the call fails");
+        };
+        assert_eq!(
+            (code, message.as_str()),
+            (
+                Code::HandlerFailed,
+                "the workflow run ended before the tool answered"
+            )
+        );
+    }
 }

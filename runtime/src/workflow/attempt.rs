@@ -15,9 +15,9 @@ use std::time::SystemTime;
 use serde_json::{json, Value};
 
 use super::stages::StagePlan;
-use crate::js::JsError;
 use crate::records::run_files::PriorSession;
 use crate::records::{reader, run_files, status, time, RunDir};
+use crate::upcall::JsError;
 
 /// Which run `--continue` names.
 #[derive(Clone, Debug, PartialEq)]

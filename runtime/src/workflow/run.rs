@@ -1,6 +1,6 @@
 //! One attempt of a run and its shared state: its identity, records, deadline, stages and agents
 //! (`Run`), reached by the ops of `wf` through the handle the host gave it. `RunSpec` is what it
-//! is opened with, by `awf run` (workflow/mod.rs, records from attempt.rs) or by a test's
+//! is opened with, by `awf run` (crate::run, records from attempt.rs) or by a test's
 //! `testWorkflow` (js/ops/agentswf/testing.rs).
 
 use std::path::{Path, PathBuf};
@@ -12,9 +12,10 @@ use serde_json::Value;
 use super::attempt::AttemptStart;
 use super::stages::Stages;
 use crate::agents::{Agents, RunLink};
+use crate::harness::registry::StandIn;
 use crate::harness::RuntimeOverrides;
-use crate::js::JsRequester;
 use crate::records::{Event, RunDir, RunObserver};
+use crate::upcall::Upcall;
 
 impl Drop for Run {
     /// A test that timed out never closed its run: its folders go when the run does.
@@ -31,8 +32,8 @@ pub struct RunSpec<'a> {
     pub argv: &'a [String],
     pub timeout: Duration,
     pub overrides: RuntimeOverrides,
-    /// Asks the run's JS to call tool handlers (and, in tests, scripts).
-    pub js: JsRequester,
+    /// Calls into the run's workflow code: tool handlers (and, in tests, scripts).
+    pub upcall: Arc<dyn Upcall>,
     pub mode: RunMode,
     /// The attempt's records and what it starts from.
     pub start: AttemptStart,
@@ -44,10 +45,13 @@ pub enum RunMode {
     Live {
         observer: Option<Arc<dyn RunObserver>>,
     },
-    /// `testWorkflow`: every agent is played by the test's scripts; records (in a folder of
-    /// their own) are also kept in memory for the test to read. `scratch` folders are removed
-    /// at the run's end.
-    Scripted { scratch: Vec<PathBuf> },
+    /// `testWorkflow`: every agent is played by the test's scripts (`scripts`); records (in a
+    /// folder of their own) are also kept in memory for the test to read. `scratch` folders
+    /// are removed at the run's end.
+    Scripted {
+        scripts: Arc<dyn StandIn>,
+        scratch: Vec<PathBuf>,
+    },
 }
 
 /// One run's shared state: its identity, records, deadline and agents.
@@ -76,7 +80,10 @@ impl Run {
     /// Opens the attempt on its records: the first event, the agents, the stages.
     pub fn open(spec: RunSpec<'_>) -> std::io::Result<Run> {
         let started = SystemTime::now();
-        let scripted = matches!(spec.mode, RunMode::Scripted { .. });
+        let scripted = match &spec.mode {
+            RunMode::Scripted { scripts, .. } => Some(scripts.clone()),
+            RunMode::Live { .. } => None,
+        };
         let AttemptStart {
             records,
             run_id: id,
@@ -114,7 +121,7 @@ impl Run {
         let (cancel, cancelled) = tokio::sync::watch::channel(false);
         let agents = Agents::new(RunLink {
             run_id: id.clone(),
-            js: spec.js,
+            workflow: spec.upcall,
             records: records.clone(),
             cwd: spec.cwd.to_path_buf(),
             deadline,
@@ -141,7 +148,7 @@ impl Run {
             cancel,
             scratch: match spec.mode {
                 RunMode::Live { .. } => Vec::new(),
-                RunMode::Scripted { scratch } => scratch,
+                RunMode::Scripted { scratch, .. } => scratch,
             },
         })
     }

@@ -113,7 +113,7 @@ impl Agent {
             peer,
             &self.key,
             root,
-            self.link.scripted,
+            self.link.scripted.is_some(),
             crate::os::proc::descends_from,
         );
         let why = match verdict {

@@ -9,12 +9,12 @@ use serde_json::Value;
 use super::{refused, Agent};
 use crate::channel::refusal::Code;
 use crate::channel::wire::Response;
-use crate::js::JsRequester;
 use crate::limits::SIGNAL_ABORT_GRACE;
 use crate::records::Event;
 use crate::tools::calls::{CallSlot, CallStart, RefusedCall, TurnEnding, TurnWindow};
 use crate::tools::dispatch::Caller;
 use crate::tools::ToolSet;
+use crate::upcall::{ToolAbort, Upcall};
 
 impl Agent {
     /// Whether a tool call of this agent is running: the agent waits for a handler, so giving
@@ -31,13 +31,10 @@ impl Agent {
     pub(in crate::agents) async fn abort_running_call(&self, ending: &TurnEnding) {
         let running = self.state().calls.running_id().map(str::to_string);
         if let Some(call) = running {
-            let payload = serde_json::json!({ "run": self.link.run_id, "call": call, "reason": ending.abort_reason() });
-            let abort = self.link.js.request("tool.abort", payload);
-            if *self.link.cancelled.borrow() {
-                let _ = tokio::time::timeout(SIGNAL_ABORT_GRACE, abort).await;
-            } else {
-                let _ = abort.await;
-            }
+            let run_cancelled = *self.link.cancelled.borrow();
+            let workflow = self.link.workflow.as_ref();
+            let reason = ending.abort_reason();
+            abort_call(workflow, &self.link.run_id, &call, &reason, run_cancelled).await;
         }
     }
 
@@ -50,6 +47,23 @@ impl Agent {
             vec![],
             Some("wait for the tool's answer, then send your answer again"),
         ))
+    }
+}
+
+/// Aborts the signal of `call` and waits until the workflow has taken the abort: no longer than
+/// `SIGNAL_ABORT_GRACE` once the run is cancelled.
+async fn abort_call(
+    workflow: &dyn Upcall,
+    run: &str,
+    call: &str,
+    reason: &Value,
+    run_cancelled: bool,
+) {
+    let abort = workflow.abort_tool(&ToolAbort { run, call, reason });
+    if run_cancelled {
+        let _ = tokio::time::timeout(SIGNAL_ABORT_GRACE, abort).await;
+    } else {
+        let _ = abort.await;
     }
 }
 
@@ -114,8 +128,8 @@ impl Caller for Agent {
         &self.link.run_id
     }
 
-    fn js(&self) -> &JsRequester {
-        &self.link.js
+    fn workflow(&self) -> &dyn Upcall {
+        self.link.workflow.as_ref()
     }
 
     fn cancelled(&self) -> tokio::sync::watch::Receiver<bool> {
@@ -124,5 +138,57 @@ impl Caller for Agent {
 
     fn turn_cancel(&self, turn: &str) -> Option<tokio::sync::watch::Receiver<Option<String>>> {
         self.cancels.watch(turn)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::tools::calls::abort_reason;
+    use crate::upcall::fake::{FakeWorkflow, Handler};
+    use crate::upcall::Kind;
+
+    fn abort(workflow: &FakeWorkflow, run_cancelled: bool) {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .expect("a runtime");
+        let reason = abort_reason(false, "its turn ended (cancelled)");
+        let aborting = abort_call(workflow, "r1", "t1-c1", &reason, run_cancelled);
+        // A generous bound: the wait under test is SIGNAL_ABORT_GRACE at most.
+        runtime
+            .block_on(async { tokio::time::timeout(Duration::from_secs(30), aborting).await })
+            .expect("the abort is over");
+    }
+
+    #[test]
+    fn a_running_call_is_aborted_with_its_turn_s_reason() {
+        let workflow = FakeWorkflow::new(Handler::Hangs);
+        abort(&workflow, false);
+        assert_eq!(
+            workflow.asked(),
+            vec![(
+                Kind::ToolAbort,
+                json!({ "run": "r1", "call": "t1-c1", "reason": { "name": "AbortError", "message": "its turn ended (cancelled)" } })
+            )]
+        );
+    }
+
+    #[test]
+    fn once_the_run_is_cancelled_an_abort_the_workflow_never_takes_is_not_waited_for() {
+        let workflow = FakeWorkflow::new(Handler::Hangs).with_aborts(Handler::Hangs);
+        abort(&workflow, true);
+        assert_eq!(workflow.asked()[0].0, Kind::ToolAbort);
+    }
+
+    #[test]
+    fn an_abort_after_the_host_is_gone_ends_at_once() {
+        let workflow = FakeWorkflow::new(Handler::Hangs).with_aborts(Handler::Gone);
+        abort(&workflow, false);
+        assert_eq!(workflow.asked().len(), 1);
     }
 }

@@ -15,12 +15,13 @@ use tracing::Instrument;
 
 use super::call::CallEnd;
 use super::host::JsHost;
-use super::host_event::{HostEvent, JsFailure, JsReply};
+use super::host_event::HostEvent;
 use super::host_state::HostState;
 use super::op_value::{OpFuture, OpResult};
 use super::ops_module::{op_error_to_js, op_value_to_js};
 use crate::js::convert;
 use crate::js::errors::JsError;
+use crate::upcall::{Answer, UpcallFailure};
 
 impl HostState {
     /// Runs an async op's future on tokio, in the span of its caller (the run's); its result
@@ -208,10 +209,10 @@ impl JsHost {
         kind: &str,
         payload: &serde_json::Value,
         call: Option<&str>,
-        reply: oneshot::Sender<JsReply>,
+        reply: oneshot::Sender<Answer>,
     ) {
         let Some(request) = self.state.callback(|c| &c.request) else {
-            let _ = reply.send(Err(JsFailure::HostGone));
+            let _ = reply.send(Err(UpcallFailure::HostGone));
             return;
         };
         let reply_id = self.state.next_id();
@@ -230,7 +231,7 @@ impl JsHost {
                 self.state.call_stop.take_unwinding();
                 self.state
                     .replies
-                    .answer(reply_id, Err(JsFailure::Threw(error)));
+                    .answer(reply_id, Err(UpcallFailure::Threw(error)));
             }
         });
     }
@@ -244,7 +245,7 @@ impl JsHost {
         };
         self.state
             .replies
-            .answer_call(&call, Err(JsFailure::Threw(error.clone())));
+            .answer_call(&call, Err(UpcallFailure::Threw(error.clone())));
         true
     }
 

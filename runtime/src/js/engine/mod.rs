@@ -49,7 +49,6 @@ mod timers;
 
 pub use call::CallEnd;
 pub use host::JsHost;
-pub use host_event::{JsFailure, JsReply};
 pub use host_state::{HostConfig, HostState};
 pub use js_runtime::JsRuntime;
 pub(crate) use op::{async_op, sync_op};

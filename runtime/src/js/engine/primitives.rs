@@ -10,12 +10,12 @@ use rquickjs::{Ctx, Function, Object, Persistent, Value};
 use serde::Deserialize;
 
 use super::callbacks::Callbacks;
-use super::host_event::JsFailure;
 use super::host_state::HostState;
 use super::op::{sync_op, OpDecl};
 use super::op_value::OpError;
 use crate::js::convert;
 use crate::js::errors::JsError;
+use crate::upcall::UpcallFailure;
 
 /// A primitive that handles JS values itself.
 pub type Primitive =
@@ -56,9 +56,9 @@ pub fn reply<'js>(
     let ok = arg(ctx, args, 1).as_bool().unwrap_or(false);
     let value = arg(ctx, args, 2);
     let answer = if ok {
-        convert::to_json(&value).map_err(|e| JsFailure::NotJson(e.to_string()))
+        convert::to_json(&value).map_err(|e| UpcallFailure::NotJson(e.to_string()))
     } else {
-        Err(JsFailure::Threw(error_from_info(ctx, &value)))
+        Err(UpcallFailure::Threw(error_from_info(ctx, &value)))
     };
     state.replies.answer(id, answer);
     Ok(Value::new_undefined(ctx.clone()))

@@ -1,19 +1,26 @@
 //! Rust asking JS: a `JsRequester` is a `Send` handle that any task (a socket serving a tool
-//! call) uses to have the host's JS run something and answer.
+//! call) uses to have the host's JS run something and answer; it is the engine's `Upcall`.
 //!
 //! A request travels as a `HostEvent` to the host's event loop, which calls the handler
-//! js/core.ts registered for its kind (`onRequest`), and keeps the reply channel in the
-//! `ReplyBook` under a fresh id until JS answers through the `reply` primitive (primitives.rs). A host that is
-//! gone, before or while a request waits, answers `JsFailure::HostGone`.
+//! js/core.ts registered for its kind (`onRequest`, under the names of `UPCALLS`), and keeps
+//! the reply channel in the `ReplyBook` under a fresh id until JS answers through the `reply`
+//! primitive (primitives.rs). A host that is gone, before or while a request waits, answers
+//! `UpcallFailure::HostGone`.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use serde::Serialize;
+use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
 use super::call_stop::CallStop;
-use super::host_event::{HostEvent, JsFailure, JsReply};
+use super::host_event::HostEvent;
+use crate::upcall::{
+    Answer, Kind, MessageArrived, Pending, Reply, ScriptAbort, ScriptCompact, ScriptFork,
+    ScriptReply, ScriptTurn, ToolAbort, ToolCall, Upcall, UpcallFailure,
+};
 
 /// A `Send` handle for Rust tasks that need JS to run something and answer.
 #[derive(Clone)]
@@ -30,68 +37,105 @@ impl JsRequester {
         JsRequester { events, call_stop }
     }
 
-    /// Asks the JS handler registered for `kind` (see `onRequest` in js/core.ts) and waits.
-    pub async fn request(&self, kind: &str, payload: serde_json::Value) -> JsReply {
-        self.send(kind, payload, None).await
+    /// Asks the JS handler registered for `kind` (see `onRequest` in js/core.ts), whatever it is.
+    #[cfg(test)]
+    pub(crate) fn request(&self, kind: &'static str, payload: Value) -> Pending<Option<Value>> {
+        self.send(kind, payload, None)
     }
 
-    /// Like `request`, for code that runs on behalf of the tool call `call`: `stop_call` can stop
-    /// that code while it runs without yielding.
-    pub async fn request_for_call(
+    /// Sends `request` as `kind`, for code that runs on behalf of the tool call `call`, if any:
+    /// `stop_call` can stop that code while it runs without yielding.
+    fn ask<T: Reply>(
         &self,
-        kind: &str,
-        payload: serde_json::Value,
-        call: &str,
-    ) -> JsReply {
-        self.send(kind, payload, Some(call.to_string())).await
+        kind: Kind,
+        request: &impl Serialize,
+        call: Option<&str>,
+    ) -> Pending<T> {
+        match serde_json::to_value(request) {
+            Ok(payload) => self.send(kind.as_str(), payload, call.map(str::to_string)),
+            Err(e) => Pending::settled(Err(UpcallFailure::NotJson(e.to_string()))),
+        }
     }
 
-    /// `call`'s time is up: if its code holds the JS thread, throw out of it (see `CallStop`).
-    pub fn stop_call(&self, call: &str) {
-        self.call_stop.stop(call);
-    }
-
-    /// Whether `stop_call` stopped `call`'s running code; asked once the call has settled.
-    pub fn call_was_stopped(&self, call: &str) -> bool {
-        self.call_stop.was_stopped(call)
-    }
-
-    async fn send(&self, kind: &str, payload: serde_json::Value, call: Option<String>) -> JsReply {
+    fn send<T: Reply>(
+        &self,
+        kind: &'static str,
+        payload: Value,
+        call: Option<String>,
+    ) -> Pending<T> {
         let (reply, answer) = oneshot::channel();
         let event = HostEvent::Request {
-            kind: kind.to_string(),
+            kind,
             payload,
             call,
             reply,
         };
         if self.events.send(event).is_err() {
-            return Err(JsFailure::HostGone);
+            return Pending::settled(Err(UpcallFailure::HostGone));
         }
-        answer.await.unwrap_or(Err(JsFailure::HostGone))
+        Pending::waiting(answer)
+    }
+}
+
+impl Upcall for JsRequester {
+    fn call_tool(&self, call: &ToolCall<'_>) -> Pending<Option<Value>> {
+        self.ask(Kind::ToolCall, call, Some(call.call))
+    }
+
+    fn abort_tool(&self, abort: &ToolAbort<'_>) -> Pending<()> {
+        self.ask(Kind::ToolAbort, abort, None)
+    }
+
+    fn message_arrived(&self, arrived: &MessageArrived<'_>) -> Pending<()> {
+        self.ask(Kind::MessageArrived, arrived, None)
+    }
+
+    fn stop_call(&self, call: &str) {
+        self.call_stop.stop(call);
+    }
+
+    fn call_was_stopped(&self, call: &str) -> bool {
+        self.call_stop.was_stopped(call)
+    }
+
+    fn script_turn(&self, turn: &ScriptTurn<'_>) -> Pending<Option<ScriptReply>> {
+        self.ask(Kind::ScriptTurn, turn, None)
+    }
+
+    fn script_fork(&self, fork: &ScriptFork<'_>) -> Pending<()> {
+        self.ask(Kind::ScriptFork, fork, None)
+    }
+
+    fn script_compact(&self, compact: &ScriptCompact<'_>) -> Pending<Option<ScriptReply>> {
+        self.ask(Kind::ScriptCompact, compact, None)
+    }
+
+    fn script_abort(&self, abort: &ScriptAbort<'_>) -> Pending<()> {
+        self.ask(Kind::ScriptAbort, abort, None)
     }
 }
 
 /// Where a request's answer goes, and the tool call it runs code for.
-type Waiting = (oneshot::Sender<JsReply>, Option<String>);
+type Waiting = (oneshot::Sender<Answer>, Option<String>);
 
 /// Requests JS is working on, by reply id, with the tool call each runs code for.
 #[derive(Default)]
 pub struct ReplyBook(RefCell<HashMap<u64, Waiting>>);
 
 impl ReplyBook {
-    pub fn wait(&self, id: u64, reply: oneshot::Sender<JsReply>, call: Option<String>) {
+    pub fn wait(&self, id: u64, reply: oneshot::Sender<Answer>, call: Option<String>) {
         self.0.borrow_mut().insert(id, (reply, call));
     }
 
     /// Sends JS's answer to the request `id`.
-    pub fn answer(&self, id: u64, reply: JsReply) {
+    pub fn answer(&self, id: u64, reply: Answer) {
         if let Some((sender, _)) = self.0.borrow_mut().remove(&id) {
             let _ = sender.send(reply);
         }
     }
 
     /// Answers the requests that run code for `call` (its code was stopped, so JS never will).
-    pub fn answer_call(&self, call: &str, reply: JsReply) {
+    pub fn answer_call(&self, call: &str, reply: Answer) {
         let ids: Vec<u64> = self
             .0
             .borrow()
@@ -119,7 +163,7 @@ mod tests {
     fn a_request_to_a_dropped_host_hears_that_it_is_gone() {
         let requester = host().requester();
         let reply = current_thread().block_on(requester.request("tool", serde_json::json!({})));
-        assert!(matches!(reply, Err(JsFailure::HostGone)), "{reply:?}");
+        assert!(matches!(reply, Err(UpcallFailure::HostGone)), "{reply:?}");
     }
 
     #[test]
@@ -132,7 +176,7 @@ mod tests {
         runtime.block_on(tokio::task::yield_now());
         drop(host);
         let reply = runtime.block_on(waiting).expect("the request task ends");
-        assert!(matches!(reply, Err(JsFailure::HostGone)), "{reply:?}");
+        assert!(matches!(reply, Err(UpcallFailure::HostGone)), "{reply:?}");
     }
 
     #[test]
@@ -149,7 +193,7 @@ mod tests {
         );
         let reply = runtime.block_on(waiting).expect("the request task ends");
         match reply {
-            Err(JsFailure::Threw(error)) => {
+            Err(UpcallFailure::Threw(error)) => {
                 assert_eq!(error.message, "no handler for host request nobody")
             }
             other => panic!("{other:?}"),

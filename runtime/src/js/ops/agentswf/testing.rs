@@ -14,6 +14,7 @@ use crate::harness::RuntimeOverrides;
 use crate::js::engine::{async_op, sync_op, HostState, OpCode, OpDecl, OpError};
 use crate::paths::make_temp_dir;
 use crate::records::RunDir;
+use super::scripted::Scripts;
 use crate::workflow::attempt::AttemptStart;
 use crate::workflow::run::{Run, RunMode, RunSpec};
 use crate::workflow::stages::{valid_name, StagePlan};
@@ -92,7 +93,7 @@ fn test_run_open(
     records.set_attempt(attempt);
     let start = AttemptStart {
         records,
-        run_id: id,
+        run_id: id.clone(),
         attempt,
         input: serde_json::Value::Null,
         plan,
@@ -107,8 +108,14 @@ fn test_run_open(
         argv: &[],
         timeout,
         overrides: RuntimeOverrides::default(),
-        js: state.requester(),
-        mode: RunMode::Scripted { scratch },
+        upcall: Arc::new(state.requester()),
+        mode: RunMode::Scripted {
+            scripts: Arc::new(Scripts {
+                workflow: Arc::new(state.requester()),
+                run_id: id,
+            }),
+            scratch,
+        },
         start,
     })
     .map_err(|e| io("open the run", e))?;

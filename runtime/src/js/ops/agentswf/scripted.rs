@@ -1,5 +1,7 @@
 //! The `scripted` runtime: under `awf test`, a test's script plays every agent
-//! (`testWorkflow` in agentswf/testing).
+//! (`testWorkflow` in agentswf/testing). `Scripts` is what a tested run stands in for its
+//! agents' runtimes with (harness/registry.rs `StandIn`): the spec is checked as the declared
+//! runtime's would be, then the script plays it.
 //!
 //! An attempt asks the test's JS for the turn ("script.turn", with the author's prompt and
 //! schema); the script answers through the agent's real socket, as `wfa` would, so the answer
@@ -18,19 +20,45 @@ use std::time::{Instant, SystemTime};
 
 use serde_json::{json, Value};
 
-use super::attempt::until_cancelled;
-use super::cli::{self, CliInfo};
-use super::{
+use crate::harness::cli::{self, CliInfo};
+use crate::harness::registry::StandIn;
+use crate::harness::{
     Attempt, AttemptEnd, AttemptReport, BoxFuture, Capabilities, Compacted, Forked, Harness, OpEnd,
     RuntimeError, SessionOp, Settings,
 };
-use crate::js::{JsFailure, JsRequester};
+use crate::harness::attempt::until_cancelled;
 use crate::records::time;
+use crate::upcall::{
+    ScriptAbort, ScriptCompact, ScriptFork, ScriptReply, ScriptTurn, Upcall, UpcallFailure,
+};
+
+/// A tested run's scripts, standing in for every agent's runtime.
+pub struct Scripts {
+    pub workflow: Arc<dyn Upcall>,
+    pub run_id: String,
+}
+
+impl StandIn for Scripts {
+    fn harness(
+        &self,
+        declared: &Value,
+        capabilities: &'static Capabilities,
+        cli: Option<&'static CliInfo>,
+    ) -> Arc<dyn Harness> {
+        Arc::new(Scripted {
+            workflow: self.workflow.clone(),
+            run_id: self.run_id.clone(),
+            declared: declared.clone(),
+            capabilities,
+            cli,
+        })
+    }
+}
 
 /// A test's script in place of an agent; `declared` is the runtime its spec asked for.
 #[derive(Clone)]
 pub struct Scripted {
-    pub js: JsRequester,
+    pub workflow: Arc<dyn Upcall>,
     pub run_id: String,
     pub declared: Value,
     /// What the declared runtime can do, which the scripted agent can do too.
@@ -58,8 +86,12 @@ impl Harness for Scripted {
 
     fn fork<'a>(&'a self, op: SessionOp<'a>) -> BoxFuture<'a, OpEnd<Forked>> {
         Box::pin(async move {
-            let payload = json!({ "run": self.run_id, "parent": op.agent, "fork": op.fork });
-            match self.js.request("script.fork", payload).await {
+            let fork = ScriptFork {
+                run: &self.run_id,
+                parent: op.agent,
+                fork: op.fork,
+            };
+            match self.workflow.script_fork(&fork).await {
                 Ok(_) => OpEnd::Done(Forked {
                     harness: Arc::new(self.clone()),
                     session: None,
@@ -71,11 +103,15 @@ impl Harness for Scripted {
 
     fn compact<'a>(&'a self, op: SessionOp<'a>, focus: &'a str) -> BoxFuture<'a, OpEnd<Compacted>> {
         Box::pin(async move {
-            let payload =
-                json!({ "run": self.run_id, "agent": op.agent, "id": op.id, "focus": focus });
+            let compact = ScriptCompact {
+                run: &self.run_id,
+                agent: op.agent,
+                id: op.id,
+                focus,
+            };
             let mut cancelled = op.cancelled.clone();
             let reply = tokio::select! {
-                reply = self.js.request("script.compact", payload) => reply,
+                reply = self.workflow.script_compact(&compact) => reply,
                 _ = tokio::time::sleep_until(op.deadline.into()) => return OpEnd::TimedOut,
                 _ = until_cancelled(&mut cancelled) => return OpEnd::Cancelled,
             };
@@ -83,16 +119,17 @@ impl Harness for Scripted {
                 Ok(reply) => reply.unwrap_or_default(),
                 Err(failure) => return OpEnd::Failed(failed(failure)),
             };
-            let reason = reply["reason"]
-                .as_str()
-                .unwrap_or("the scripted compaction failed");
-            match reply["reply"].as_str() {
+            match reply.reply.as_deref() {
                 Some("answered") => OpEnd::Done(Compacted {
-                    summary: Some(reply["summary"].as_str().unwrap_or_default().to_string()),
+                    summary: Some(reply.summary.unwrap_or_default()),
                     ..Compacted::default()
                 }),
                 Some("timed-out") => OpEnd::TimedOut,
-                _ => OpEnd::Failed(reason.to_string()),
+                _ => OpEnd::Failed(
+                    reply
+                        .reason
+                        .unwrap_or_else(|| "the scripted compaction failed".into()),
+                ),
             }
         })
     }
@@ -125,13 +162,13 @@ impl Harness for Scripted {
 }
 
 /// Why a request to the test's JS failed.
-fn failed(failure: JsFailure) -> String {
+fn failed(failure: UpcallFailure) -> String {
     match failure {
-        JsFailure::Threw(error) => format!("the test's script failed: {}", error.headline()),
-        JsFailure::NotJson(why) => {
+        UpcallFailure::Threw(error) => format!("the test's script failed: {}", error.headline()),
+        UpcallFailure::NotJson(why) => {
             format!("the test's script replied with something that is not JSON: {why}")
         }
-        JsFailure::HostGone => "the test ended".into(),
+        UpcallFailure::HostGone => "the test ended".into(),
     }
 }
 
@@ -140,53 +177,51 @@ impl Scripted {
         let deadline_ms = time::unix_millis(
             SystemTime::now() + attempt.deadline.saturating_duration_since(Instant::now()),
         );
-        let payload = json!({
-            "run": self.run_id,
-            "agent": attempt.agent,
-            "turn": attempt.turn,
-            "n": attempt.n,
-            "prompt": attempt.author_prompt,
-            "schema": attempt.schema.map(|s| s.raw().clone()),
-            "checkIn": attempt.check_in,
-            "deadline": deadline_ms,
-            "message": attempt.message.map(|m| m.to_json()),
-        });
+        let turn = ScriptTurn {
+            run: &self.run_id,
+            agent: attempt.agent,
+            turn: attempt.turn,
+            n: attempt.n,
+            prompt: attempt.author_prompt,
+            schema: attempt.schema.map(|s| s.raw()),
+            check_in: attempt.check_in,
+            deadline: deadline_ms,
+            message: attempt.message.map(|m| m.to_json()),
+        };
         let mut cancelled = attempt.cancelled.clone();
-        let mut reply = pin!(self.js.request("script.turn", payload));
+        let mut reply = pin!(self.workflow.script_turn(&turn));
         let stopped = tokio::select! {
             reply = &mut reply => return ended(attempt.sink.answered(), reply),
             _ = tokio::time::sleep_until(attempt.deadline.into()) => AttemptEnd::TimedOut,
             _ = until_cancelled(&mut cancelled) => AttemptEnd::Cancelled,
         };
         // Tell the script its turn is over; it may not listen, and the turn does not wait for it.
-        let _ = self
-            .js
-            .request(
-                "script.abort",
-                json!({ "run": self.run_id, "turn": attempt.turn }),
-            )
-            .await;
+        let abort = ScriptAbort {
+            run: &self.run_id,
+            turn: attempt.turn,
+        };
+        let _ = self.workflow.script_abort(&abort).await;
         stopped
     }
 }
 
 /// How the script said its part of the turn ended.
-fn ended(accepted: bool, reply: Result<Option<Value>, JsFailure>) -> AttemptEnd {
+fn ended(accepted: bool, reply: Result<Option<ScriptReply>, UpcallFailure>) -> AttemptEnd {
     let reply = match reply {
         Ok(Some(reply)) => reply,
         Ok(None) => return AttemptEnd::Failed("the test's script gave no reply".into()),
-        Err(JsFailure::Threw(error)) => {
+        Err(UpcallFailure::Threw(error)) => {
             return AttemptEnd::Failed(format!("the test's script failed: {}", error.headline()))
         }
-        Err(JsFailure::NotJson(why)) => {
+        Err(UpcallFailure::NotJson(why)) => {
             return AttemptEnd::Failed(format!(
                 "the test's script replied with something that is not JSON: {why}"
             ))
         }
-        Err(JsFailure::HostGone) => return AttemptEnd::Cancelled,
+        Err(UpcallFailure::HostGone) => return AttemptEnd::Cancelled,
     };
-    let reason = reply["reason"].as_str().map(str::to_string);
-    match reply["reply"].as_str() {
+    let reason = reply.reason;
+    match reply.reply.as_deref() {
         Some("answered") if accepted => AttemptEnd::Answered,
         Some("answered") => {
             AttemptEnd::Failed("the test's script answered, but no answer was accepted".into())
@@ -211,10 +246,13 @@ mod tests {
 
     #[test]
     fn replies_map_to_ends() {
-        let reply = |r: Value| ended(true, Ok(Some(r)));
+        let reply = |r: Value| ended(true, Ok(Some(ScriptReply::read(&r))));
         assert_eq!(reply(json!({"reply": "answered"})), AttemptEnd::Answered);
         assert_eq!(
-            ended(false, Ok(Some(json!({"reply": "answered"})))),
+            ended(
+                false,
+                Ok(Some(ScriptReply::read(&json!({"reply": "answered"}))))
+            ),
             AttemptEnd::Failed("the test's script answered, but no answer was accepted".into())
         );
         assert_eq!(reply(json!({"reply": "silent"})), AttemptEnd::ExitedSilent);
@@ -227,6 +265,9 @@ mod tests {
             reply(json!({"reply": "odd"})),
             AttemptEnd::Failed(_)
         ));
-        assert_eq!(ended(true, Err(JsFailure::HostGone)), AttemptEnd::Cancelled);
+        assert_eq!(
+            ended(true, Err(UpcallFailure::HostGone)),
+            AttemptEnd::Cancelled
+        );
     }
 }

@@ -8,7 +8,7 @@
 //! interrupt flag, which QuickJS polls while JS runs, so the stuck code throws and the run ends
 //! with its records: at once for the deadline (which already had its grace), and
 //! `SIGNAL_ABORT_GRACE` after a signal, the moment the run gives running tool calls' abort
-//! listeners (workflow/mod.rs `drive`). A signal that arrives once the run is stopping (or once
+//! listeners (run/mod.rs `drive`). A signal that arrives once the run is stopping (or once
 //! its code is done) kills every agent group and exits at once.
 
 use std::sync::atomic::{AtomicBool, Ordering};
