@@ -8,6 +8,7 @@
 // `code` and become `AwfError`s.
 
 import * as ops from "awf:ops";
+import { CODES } from "./errors.ts";
 
 /** An error raised by awf itself, with a stable `code` a program can test. */
 export class AwfError extends Error {
@@ -188,7 +189,7 @@ function fireTimer(id: number): void {
 function request(kind: string, payload: unknown, replyId: number): void {
   const handler = requestHandlers.get(kind);
   if (!handler) {
-    ops.reply(replyId, false, errorInfo(new AwfError("internal", `no handler for host request ${kind}`)));
+    ops.reply(replyId, false, errorInfo(new AwfError(CODES.internal, `no handler for host request ${kind}`)));
     return;
   }
   let result: unknown;

@@ -14,6 +14,7 @@ import { isWorkflow, type Workflow } from "./agentswf/workflow.ts";
 import { createContext } from "./workflow/context.ts";
 import type * as Stages from "./workflow/stages.ts";
 import type { StopState } from "./workflow/stages.ts";
+import { CODES } from "./errors.ts";
 
 let loaded: Workflow<unknown, unknown> | undefined;
 
@@ -26,13 +27,13 @@ export async function loadWorkflow({ file, shown }: { file: string; shown: strin
   const module = await import(file);
   if (!("default" in module)) {
     throw located(
-      new AwfError("invalid-workflow", `${shown} has no default export`),
+      new AwfError(CODES.invalidWorkflow, `${shown} has no default export`),
       "end the file with: export default defineWorkflow({ meta: { name, description }, run })",
     );
   }
   if (!isWorkflow(module.default)) {
     throw located(
-      new AwfError("invalid-workflow", `the default export of ${shown} is not a workflow (it is ${describe(module.default)})`),
+      new AwfError(CODES.invalidWorkflow, `the default export of ${shown} is not a workflow (it is ${describe(module.default)})`),
       "export the value of defineWorkflow({ meta: { name, description }, run }) as default",
     );
   }
@@ -43,7 +44,7 @@ export async function loadWorkflow({ file, shown }: { file: string; shown: strin
 /** A new run's input, and the run id the workflow's `id(input)` derives from it. */
 export async function prepareInput({ argv, cwd }: { argv: string[]; cwd: string }): Promise<{ input: unknown; id?: string }> {
   const workflow = loaded;
-  if (!workflow) throw new AwfError("internal", "prepareInput before loadWorkflow");
+  if (!workflow) throw new AwfError(CODES.internal, "prepareInput before loadWorkflow");
   let input: unknown;
   try {
     input = workflow.prepare ? await workflow.prepare({ argv, cwd }) : { argv };
@@ -53,32 +54,32 @@ export async function prepareInput({ argv, cwd }: { argv: string[]; cwd: string 
   try {
     ops.check_json(input);
   } catch (error) {
-    throw new AwfError("prepare-failed", `prepare() returned an input that is not JSON: ${(error as Error).message}`);
+    throw new AwfError(CODES.prepareFailed, `prepare() returned an input that is not JSON: ${(error as Error).message}`);
   }
   if (!workflow.id) return { input };
   let id: unknown;
   try {
     id = await workflow.id(input);
   } catch (error) {
-    const failed = new AwfError("prepare-failed", `id(input) threw: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    const failed = new AwfError(CODES.prepareFailed, `id(input) threw: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     if (error instanceof Error && typeof error.stack === "string") failed.stack = error.stack;
     throw located(failed, "id(input) derives the run's id from its input, e.g. a ticket key; `awf run --id ID` names the run instead");
   }
   if (typeof id !== "string") {
-    throw located(new AwfError("prepare-failed", `id(input) returned ${id === null ? "null" : typeof id}, not a string`), "return the run's id as a string, e.g. input.ticket");
+    throw located(new AwfError(CODES.prepareFailed, `id(input) returned ${id === null ? "null" : typeof id}, not a string`), "return the run's id as a string, e.g. input.ticket");
   }
   return { input, id };
 }
 
 export async function runWorkflow({ run, input }: { run: number; input: unknown }): Promise<unknown> {
   const workflow = loaded;
-  if (!workflow) throw new AwfError("internal", "runWorkflow before loadWorkflow");
+  if (!workflow) throw new AwfError(CODES.internal, "runWorkflow before loadWorkflow");
   const stops: StopState = {};
   let value: unknown;
   try {
     value = await workflow.run(createContext(run, stops), input);
   } catch (error) {
-    if (stops.stopped && stagesModule().isStop(error)) throw new AwfError("stopped", error.reason);
+    if (stops.stopped && stagesModule().isStop(error)) throw new AwfError(CODES.stopped, error.reason);
     if (stops.stopped) throw stopCaught(stops.stopped.reason, error);
     throw error;
   }
@@ -87,7 +88,7 @@ export async function runWorkflow({ run, input }: { run: number; input: unknown 
     return ops.check_json(value);
   } catch (error) {
     throw new AwfError(
-      "result-not-json",
+      CODES.resultNotJson,
       `run() returned a result that is not JSON: ${(error as Error).message}`,
     );
   }
@@ -97,7 +98,7 @@ export async function runWorkflow({ run, input }: { run: number; input: unknown 
 function stopCaught(reason: string, error: unknown): AwfError {
   const after = error === undefined ? "returned" : `threw ${error instanceof Error ? error.message : String(error)}`;
   return located(
-    new AwfError("stop-caught", `wf.stop(${JSON.stringify(reason)}) was called, but the workflow caught it and ${after}`),
+    new AwfError(CODES.stopCaught, `wf.stop(${JSON.stringify(reason)}) was called, but the workflow caught it and ${after}`),
     "let wf.stop's throw pass: a catch around it should rethrow what it does not handle",
   );
 }
@@ -108,7 +109,7 @@ function stopCaught(reason: string, error: unknown): AwfError {
  */
 function prepareFailed(error: unknown): AwfError {
   const message = error instanceof Error ? error.message : String(error);
-  const failed = new AwfError("prepare-failed", `prepare() refused the input: ${message}`, { cause: error });
+  const failed = new AwfError(CODES.prepareFailed, `prepare() refused the input: ${message}`, { cause: error });
   if (error instanceof Error && typeof error.stack === "string") failed.stack = error.stack;
   return located(failed, "prepare({ argv, cwd }) gets the words after `--`: awf run <file> -- <words>");
 }

@@ -10,6 +10,7 @@
 
 import * as ops from "awf:ops";
 import { AwfError } from "../core.ts";
+import { CODES } from "../errors.ts";
 
 export const WORKFLOW_KIND = "awf.workflow/v1";
 const NAME_RULE = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/;
@@ -39,7 +40,7 @@ export interface Workflow<Input, Result> extends WorkflowSpec<Input, Result> {
 }
 
 function invalid(message: string): AwfError {
-  return new AwfError("invalid-workflow", message);
+  return new AwfError(CODES.invalidWorkflow, message);
 }
 
 /** Declares a workflow; its value is the file's default export. */

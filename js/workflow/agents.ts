@@ -17,6 +17,7 @@ import { refuseOwnAgent } from "./identity.ts";
 import { cancellableTurn } from "./scope.ts";
 import { timeoutOption } from "./timeout.ts";
 import { compactOf, forkOf, setOf, type CompactSpec, type ForkSpec, type SetSpec } from "./fork.ts";
+import { CODES } from "../errors.ts";
 
 export type TurnOutcome<T> =
   | { kind: "answered"; answered: true; value: T }
@@ -83,7 +84,7 @@ export class Agent {
     const earlier = this.#turns.get(spec.id);
     if (earlier) {
       if (earlier.spec !== key) {
-        return Promise.reject(new AwfError("turn-id-reused", `agent "${this.key}": turn id "${spec.id}" was used before with a different spec`));
+        return Promise.reject(new AwfError(CODES.turnIdReused, `agent "${this.key}": turn id "${spec.id}" was used before with a different spec`));
       }
       return earlier.result as Promise<{ outcome: TurnOutcome<T> }>;
     }

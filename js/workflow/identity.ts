@@ -10,6 +10,7 @@
 import { AwfError } from "../core.ts";
 import { currentContext, withContext } from "../host/async_context.ts";
 import type { Scope } from "./scope.ts";
+import { CODES } from "../errors.ts";
 
 /** The tool call a handler runs for. */
 export interface CallIdentity {
@@ -43,7 +44,7 @@ export function refuseOwnAgent(agent: string, operation: string): void {
   const call = currentCall();
   if (call === undefined || call.agent !== agent) return;
   throw new AwfError(
-    "agent-in-tool-call",
+    CODES.agentInToolCall,
     `agent "${agent}" cannot ${operation} now: this code runs for its tool call ${call.id} (${call.tool}), and the agent is in a turn waiting for that handler, so the work would wait for itself; a tool handler cannot give work to the agent that called it (another agent can be run)`,
   );
 }
@@ -53,7 +54,7 @@ export function refuseInHandler(name: string): void {
   const call = currentCall();
   if (call === undefined) return;
   throw new AwfError(
-    "in-tool-handler",
+    CODES.inToolHandler,
     `${name} cannot be used in a tool handler (this code runs for agent "${call.agent}"'s call ${call.id} of ${call.tool}): a handler answers the agent that waits for it, and must not wait for an event; do the waiting in the workflow's run(), and keep the handler short`,
   );
 }

@@ -13,6 +13,7 @@ import { AwfError, clearTimer, onRequest, UPCALLS, opAsync, startTimer } from ".
 import { refuseInHandler } from "./identity.ts";
 import { currentScope, onScopeCancel } from "./scope.ts";
 import { timeoutOption } from "./timeout.ts";
+import { CODES } from "../errors.ts";
 
 export interface Message<D = unknown> {
   /** The key of the agent that sent it. */
@@ -162,7 +163,7 @@ export function createReceiver(run: number, runId: string): Receiver {
       }
       if (currentScope() === undefined) return receiveWith<D>(options, undefined);
       const controller = new AbortController();
-      const off = onScopeCancel((reason) => controller.abort(new AwfError("cancelled", `wf.receive was ${String(reason)}`)));
+      const off = onScopeCancel((reason) => controller.abort(new AwfError(CODES.cancelled, `wf.receive was ${String(reason)}`)));
       return receiveWith<D>(options, controller.signal).finally(off);
     },
     receiveWith,
@@ -172,7 +173,7 @@ export function createReceiver(run: number, runId: string): Receiver {
 function timedOut(from: string | null, timeout: string | number): AwfError {
   const within = typeof timeout === "number" ? `${timeout}ms` : timeout;
   const who = from === null ? "no message came" : `no message from agent "${from}" came`;
-  const error = new AwfError("receive-timeout", `wf.receive: ${who} within ${within}`) as AwfError & { from?: string; timeout?: string | number; hint?: string };
+  const error = new AwfError(CODES.receiveTimeout, `wf.receive: ${who} within ${within}`) as AwfError & { from?: string; timeout?: string | number; hint?: string };
   if (from !== null) error.from = from;
   error.timeout = timeout;
   error.hint = "give it more time, or check that the agent is opened with messages: true and told to send";

@@ -9,6 +9,7 @@
 import * as ops from "awf:ops";
 import { AwfError } from "../core.ts";
 import { typed, isTyped, type Typed } from "../agentswf/workflow.ts";
+import { CODES } from "../errors.ts";
 
 export interface StageOptions<T> {
   /** The stage's value: JSON, checked against this when recorded and when reused. */
@@ -140,24 +141,24 @@ function settle(name: string, result: Typed<unknown> | undefined, value: unknown
   if (!result) {
     if (value !== undefined) {
       throw new AwfError(
-        "stage-result",
+        CODES.stageResult,
         `stage "${name}" returned a value but has no result schema, so the value would be lost on a continue; give it wf.stage("${name}", { result: typed(...) }, work), or return nothing`,
       );
     }
     return undefined;
   }
   if (value === undefined) {
-    throw new AwfError("stage-result", `stage "${name}" has a result schema but its work returned nothing`);
+    throw new AwfError(CODES.stageResult, `stage "${name}" has a result schema but its work returned nothing`);
   }
   let json: unknown;
   try {
     json = JSON.parse(JSON.stringify(ops.check_json(value)));
   } catch (error) {
-    throw new AwfError("stage-result", `stage "${name}" returned a value that is not JSON: ${(error as Error).message}`);
+    throw new AwfError(CODES.stageResult, `stage "${name}" returned a value that is not JSON: ${(error as Error).message}`);
   }
   const problems = result.check(json);
   if (problems.length > 0) {
-    throw new AwfError("stage-result", `stage "${name}" returned a value that does not match its result schema:\n  ${problems.join("\n  ")}`);
+    throw new AwfError(CODES.stageResult, `stage "${name}" returned a value that does not match its result schema:\n  ${problems.join("\n  ")}`);
   }
   return json;
 }

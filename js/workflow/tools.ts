@@ -15,6 +15,7 @@ import { AwfError, onRequest, UPCALLS } from "../core.ts";
 import { isTool, type ToolCall, type ToolDefinition } from "../agentswf/workflow.ts";
 import { withFrame } from "./identity.ts";
 import { TOOL_TIMEOUT, timeoutOption } from "./timeout.ts";
+import { CODES } from "../errors.ts";
 
 type Handler = (input: unknown, call: ToolCall) => unknown;
 
@@ -90,7 +91,7 @@ function checkResult(tool: string, handler: Handler, value: unknown): void {
   } catch (error) {
     const why = error as Error & { hint?: unknown };
     const fix = typeof why.hint === "string" ? `; fix the handler: ${why.hint}` : "";
-    const failed = new AwfError("result-not-json", `${tool} returned a value that is not JSON: ${why.message}${fix}`);
+    const failed = new AwfError(CODES.resultNotJson, `${tool} returned a value that is not JSON: ${why.message}${fix}`);
     const at = definedAt(handler);
     if (at) (failed as AwfError & { location: typeof at }).location = at;
     throw failed;

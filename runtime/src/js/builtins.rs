@@ -37,6 +37,7 @@ macro_rules! builtins {
 const SOURCES: &[(&str, &str)] = builtins![
     "bootstrap",
     "core",
+    "errors",
     "runner",
     "host/abort",
     "host/async_context",
