@@ -16,8 +16,8 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::cli::{CliConfig, CliInfo};
-use super::Capabilities;
 use super::command::{self, Command};
+use super::Capabilities;
 use super::{claude, codex, gemini, opencode, pi, Harness, RuntimeError};
 
 /// The agent CLIs awf drives, by runtime name.

@@ -12,9 +12,9 @@ use std::path::Path;
 
 use super::builtins;
 use super::engine::HostState;
-use super::errors::{JsError, Location};
 use super::loader::{edit_distance, resolve_in};
 use super::module_names::{exports, named_imports};
+use crate::upcall::{JsError, Location};
 
 /// How many of a module's names a hint lists before `...`.
 const SHOWN_NAMES: usize = 12;

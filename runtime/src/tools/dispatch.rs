@@ -592,7 +592,7 @@ mod tests {
                     "description": "adds",
                     "input": { "type": "object", "properties": { "x": { "type": "number" } } }
                 } }))
-                    .expect("a valid tool"),
+                .expect("a valid tool"),
                 calls: Mutex::default(),
                 turn_ends: Instant::now() + turn_lasts,
                 turn_over: Arc::default(),
@@ -644,7 +644,10 @@ mod tests {
             calls.refused(Some("t1".into()))
         }
         fn record(&self, event: &Event) {
-            self.events.lock().expect("not poisoned").push(event.clone());
+            self.events
+                .lock()
+                .expect("not poisoned")
+                .push(event.clone());
         }
         fn run_id(&self) -> &str {
             "r1"
@@ -709,10 +712,7 @@ mod tests {
 
     #[test]
     fn a_handler_that_never_answers_is_stopped_and_aborted_when_its_turn_ends() {
-        let agent = TestAgent::new(
-            FakeWorkflow::new(Handler::Hangs),
-            Duration::from_millis(50),
-        );
+        let agent = TestAgent::new(FakeWorkflow::new(Handler::Hangs), Duration::from_millis(50));
         let Response::Failed { code, message, .. } = call_add(&agent) else {
             panic!("the call fails");
         };

@@ -45,7 +45,7 @@ mod tests {
 
     /// The names in js/core.ts's `UPCALLS` table, in its order.
     fn js_names() -> Vec<String> {
-        let core = include_str!("../../../js/core.ts");
+        let core = include_str!("../../js/core.ts");
         let table = core
             .split_once("export const UPCALLS = {")
             .and_then(|(_, rest)| rest.split_once("}"))

@@ -8,13 +8,13 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::json;
 
+use super::scripted::Scripts;
 use crate::channel::client;
 use crate::channel::wire::Request;
 use crate::harness::RuntimeOverrides;
 use crate::js::engine::{async_op, sync_op, HostState, OpCode, OpDecl, OpError};
 use crate::paths::make_temp_dir;
 use crate::records::RunDir;
-use super::scripted::Scripts;
 use crate::workflow::attempt::AttemptStart;
 use crate::workflow::run::{Run, RunMode, RunSpec};
 use crate::workflow::stages::{valid_name, StagePlan};
