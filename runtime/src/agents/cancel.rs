@@ -7,15 +7,14 @@
 //! attempt sees the same signal as the run's cancellation (`merged`), so the harness stops the
 //! agent's process the way it does for Ctrl-C (harness/attempt.rs), and the turn's end aborts
 //! its tool calls. The reason given to `cancel` becomes the outcome's detail, so the records
-//! and `awf logs` say what cancelled the turn. The agent stays usable for later turns.
+//! and `awf logs` say what cancelled the turn. The agent stays usable for later turns. The
+//! signals themselves (the run's flag, joining two causes) are `crate::cancel`'s.
 
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::sync::Mutex;
 
 use tokio::sync::watch;
-
-use crate::harness::attempt::until_cancelled;
 
 /// The turns of one agent that may still be cancelled, by the token `agent.run` gave them.
 #[derive(Default)]
@@ -100,21 +99,12 @@ pub fn merged(
     turn: Option<watch::Receiver<Option<String>>>,
 ) -> (
     watch::Receiver<bool>,
-    impl std::future::Future<Output = Infallible>,
+    impl std::future::Future<Output = Infallible> + Send,
 ) {
-    let (tx, rx) = watch::channel(*run.borrow());
-    let forward = async move {
-        let mut run = run;
-        let mut turn = turn;
-        tokio::select! {
-            _ = until_cancelled(&mut run) => {}
-            _ = until_turn_cancelled(&mut turn) => {}
-        }
-        let _ = tx.send(true);
-        // Keep the sender alive: the harness's `wait_for` must not see it closed.
-        std::future::pending::<Infallible>().await
-    };
-    (rx, forward)
+    let mut turn = turn;
+    crate::cancel::merged(run, async move {
+        until_turn_cancelled(&mut turn).await;
+    })
 }
 
 #[cfg(test)]

@@ -5,17 +5,18 @@
 //! with the summary where the harness gives one (`""` where it keeps it opaque), else `failed`,
 //! `timed-out` or `cancelled`. A change of settings swaps the agent's harness for one with the
 //! new model or effort (`Harness::reconfigure`, checked when it was asked) once the operations
-//! before it are done: later turns resume the same session with them.
+//! before it are done: later turns resume the same session with them. Both wait in the queue
+//! as operation.rs says.
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::{json, Value};
 
+use super::operation::{self, Operation, Queued, Scope, Unstarted};
 use super::queue::Ticket;
 use super::{Agent, Outcome};
-use crate::harness::attempt::until_cancelled;
-use crate::harness::{OpEnd, SessionOp, Settings};
+use crate::harness::{Compacted, OpEnd, SessionOp, Settings};
 use crate::records::Event;
 
 /// A compaction as asked.
@@ -32,71 +33,85 @@ pub async fn compact(agent: Arc<Agent>, request: CompactRequest) -> Outcome {
         id,
         focus,
         deadline,
-        mut ticket,
+        ticket,
     } = request;
-    let started = Instant::now();
-    let mut cancelled = agent.link.cancelled.clone();
-    let waited = tokio::select! {
-        _ = ticket.served() => None,
-        _ = tokio::time::sleep_until(deadline.into()) => Some(Outcome::TimedOut(
-            "the compaction's deadline passed while it waited for the agent's earlier operations".into(),
-        )),
-        _ = until_cancelled(&mut cancelled) => Some(Outcome::Cancelled(
-            "the run was cancelled before the compaction began".into(),
-        )),
-    };
-    let mut compacted = None;
-    let outcome = match waited {
-        Some(outcome) => outcome,
-        None => {
-            let harness = agent.harness();
-            let native = agent.native.lock().await;
-            let ended = harness
-                .compact(
-                    SessionOp {
-                        agent: &agent.key,
-                        fork: None,
-                        id: &id,
-                        session: native.id.as_deref(),
-                        session_name: &agent.session_name,
-                        cwd: &agent.cwd,
-                        launcher: &agent.launcher,
-                        env: &agent.spec.env,
-                        deadline,
-                        cancelled: agent.link.cancelled.clone(),
-                        supervision: &agent.supervision,
-                    },
-                    &focus,
-                )
-                .await;
-            drop(native);
-            match ended {
-                OpEnd::Done(done) => {
-                    let summary = done.summary.clone().unwrap_or_default();
-                    compacted = Some(done);
-                    Outcome::Answered(Value::String(summary))
-                }
-                OpEnd::Failed(why) => Outcome::Failed(why),
-                OpEnd::TimedOut => {
-                    Outcome::TimedOut("the compaction's deadline passed before it was done".into())
-                }
-                OpEnd::Cancelled => Outcome::Cancelled("the run was cancelled".into()),
-            }
-        }
-    };
-    let compacted = compacted.unwrap_or_default();
-    agent.record(&Event::AgentCompacted {
-        agent: agent.key.clone(),
-        compaction: id,
+    let queued = Queued::fixed(&agent, ticket, deadline, &id);
+    let compaction = Compaction {
+        agent: agent.clone(),
+        id,
         focus,
-        outcome: outcome.kind().to_string(),
-        detail: outcome.detail().map(str::to_string),
-        summary: compacted.summary,
-        tokens_before: compacted.tokens_before,
-        tokens: compacted.tokens,
-        duration_ms: started.elapsed().as_millis() as u64,
-    });
-    outcome
+        compacted: None,
+    };
+    operation::run(compaction, queued).await
+}
+
+/// A compaction in the agent's queue.
+struct Compaction {
+    agent: Arc<Agent>,
+    id: String,
+    focus: String,
+    /// What the harness gave back, once it has.
+    compacted: Option<Compacted>,
+}
+
+impl Operation for Compaction {
+    type End = Outcome;
+
+    fn unstarted(&mut self, why: Unstarted) -> Outcome {
+        why.outcome("compaction")
+    }
+
+    async fn run(&mut self, scope: &Scope) -> Outcome {
+        let agent = &self.agent;
+        let harness = agent.harness();
+        let native = agent.native.lock().await;
+        let ended = harness
+            .compact(
+                SessionOp {
+                    agent: &agent.key,
+                    fork: None,
+                    id: &self.id,
+                    session: native.id.as_deref(),
+                    session_name: &agent.session_name,
+                    cwd: &agent.cwd,
+                    launcher: &agent.launcher,
+                    env: &agent.spec.env,
+                    deadline: scope.deadline,
+                    cancelled: scope.cancelled.clone(),
+                    supervision: &agent.supervision,
+                },
+                &self.focus,
+            )
+            .await;
+        drop(native);
+        match ended {
+            OpEnd::Done(done) => {
+                let summary = done.summary.clone().unwrap_or_default();
+                self.compacted = Some(done);
+                Outcome::Answered(Value::String(summary))
+            }
+            OpEnd::Failed(why) => Outcome::Failed(why),
+            OpEnd::TimedOut => {
+                Outcome::TimedOut("the compaction's deadline passed before it was done".into())
+            }
+            OpEnd::Cancelled => Outcome::Cancelled(scope.cancelled_why()),
+        }
+    }
+
+    fn settle(&mut self, outcome: &Outcome, called: Instant) {
+        let compacted = self.compacted.take().unwrap_or_default();
+        self.agent.record(&Event::AgentCompacted {
+            agent: self.agent.key.clone(),
+            compaction: std::mem::take(&mut self.id),
+            focus: std::mem::take(&mut self.focus),
+            outcome: outcome.kind().to_string(),
+            detail: outcome.detail().map(str::to_string),
+            summary: compacted.summary,
+            tokens_before: compacted.tokens_before,
+            tokens: compacted.tokens,
+            duration_ms: called.elapsed().as_millis() as u64,
+        });
+    }
 }
 
 /// Applies a change of settings once the agent's earlier operations are done; what the agent's
@@ -106,12 +121,12 @@ pub async fn set(
     settings: Settings,
     mut ticket: Ticket,
 ) -> Result<Value, String> {
-    let mut cancelled = agent.link.cancelled.clone();
-    tokio::select! {
-        _ = ticket.served() => {}
-        _ = until_cancelled(&mut cancelled) => {
-            return Err("the run was cancelled before the settings changed".into())
-        }
+    let cancelled = agent.link.cancelled.clone();
+    if operation::wait(&mut ticket, None, cancelled, &mut None)
+        .await
+        .is_err()
+    {
+        return Err("the run was cancelled before the settings changed".into());
     }
     // Checked when asked; made again now so that earlier changes in the queue are kept.
     let harness = agent

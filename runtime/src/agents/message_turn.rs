@@ -9,21 +9,20 @@
 //! script) ends on its own, or `failed`, `blocked`, `timed-out`, `cancelled` as a turn does.
 
 use std::sync::Arc;
-use std::time::{Instant, SystemTime};
+use std::time::Instant;
 
 use serde_json::{json, Value};
 
 use super::agent::refused;
+use super::operation::{self, Operation, Queued, Scope, Unstarted};
 use super::prompt::{self, MessageText};
 use super::queue::Ticket;
-use super::turn::AttemptRecorder;
+use super::turn::{self, Attempts, Spent};
 use super::{Agent, Outcome};
 use crate::channel::refusal::Code;
 use crate::channel::wire::Response;
-use crate::harness::attempt::until_cancelled;
-use crate::harness::{Attempt, AttemptEnd};
+use crate::harness::AttemptEnd;
 use crate::messages::Body;
-use crate::records::{time, Event};
 use crate::tools::calls::TurnEnding;
 
 /// A message turn as asked, with its deadline and its place in the agent's queue.
@@ -80,115 +79,107 @@ pub async fn run(agent: Arc<Agent>, request: MessageTurnRequest) -> MessageOutco
     run_in_span(agent, request).instrument(span).await
 }
 
-async fn run_in_span(agent: Arc<Agent>, mut request: MessageTurnRequest) -> MessageOutcome {
-    let started = Instant::now();
-    let mut cancelled = agent.link.cancelled.clone();
-    let waited = tokio::select! {
-        _ = request.ticket.served() => None,
-        _ = tokio::time::sleep_until(request.deadline.into()) => Some(Outcome::TimedOut(
-            "the message turn's deadline passed while it waited for the agent's earlier operations".into(),
-        )),
-        _ = until_cancelled(&mut cancelled) => Some(Outcome::Cancelled("the run was cancelled before the message turn began".into())),
+async fn run_in_span(agent: Arc<Agent>, request: MessageTurnRequest) -> MessageOutcome {
+    let MessageTurnRequest {
+        id,
+        body,
+        deadline,
+        ticket,
+    } = request;
+    let queued = Queued::fixed(&agent, ticket, deadline, &id);
+    let message_turn = MessageTurn {
+        agent: agent.clone(),
+        id,
+        body,
+        spent: Spent::default(),
     };
-    if let Some(outcome) = waited {
-        let outcome = MessageOutcome::Not(outcome);
-        settle(&agent, &request.id, &outcome, started, Vec::new(), None);
-        return outcome;
-    }
-    let (n, answered) = agent.open_message_turn(&request.id, request.deadline);
-    let launcher = agent.launcher.display().to_string();
-    let tools = agent.tools.teaching();
-    let prompt = prompt::message(&MessageText {
-        instructions: agent.instructions_for_turn(n),
-        body: &request.body,
-        launcher: &launcher,
-        tools: &tools,
-        sends: agent.sends_messages(),
-    });
-    agent.record(&Event::TurnStarted {
-        agent: agent.key.clone(),
-        turn: request.id.clone(),
-        n,
-        prompt: prompt.clone(),
-        schema: None,
-        deadline: time::rfc3339(
-            SystemTime::now() + request.deadline.saturating_duration_since(Instant::now()),
-        ),
-        message: Some(request.body.to_json()),
-    });
-    let mut native = agent.native.lock().await;
-    let recorder = AttemptRecorder::new(&agent, &request.id, 1);
-    let report = agent
-        .harness()
-        .run(Attempt {
-            agent: &agent.key,
-            turn: &request.id,
-            n,
-            author_prompt: &request.body.text,
-            schema: None,
-            prompt: &prompt,
-            check_in: false,
-            deadline: request.deadline,
-            cwd: &agent.cwd,
-            launcher: &agent.launcher,
-            session_name: &agent.session_name,
-            env: &agent.spec.env,
-            native: &mut native,
-            cancelled: agent.link.cancelled.clone(),
-            answered: &answered,
-            sink: &recorder,
-            supervision: &agent.supervision,
-            message: Some(&request.body),
-        })
-        .await;
-    drop(native);
-    let outcome = match report.end {
-        AttemptEnd::Answered | AttemptEnd::ExitedSilent => MessageOutcome::Ended,
-        AttemptEnd::Failed(detail) => MessageOutcome::Not(Outcome::Failed(detail)),
-        AttemptEnd::Blocked(detail) => MessageOutcome::Not(Outcome::Blocked(detail)),
-        AttemptEnd::TimedOut => MessageOutcome::Not(Outcome::TimedOut(
-            "the message turn's deadline passed before the agent ended it".into(),
-        )),
-        AttemptEnd::Cancelled => {
-            MessageOutcome::Not(Outcome::Cancelled("the run was cancelled".into()))
-        }
-    };
-    let ending = match &outcome {
-        MessageOutcome::Ended => TurnEnding {
-            timed_out: false,
-            how: "ended: the agent's process exited".into(),
-        },
-        MessageOutcome::Not(outcome) => outcome.ending(),
-    };
-    agent.close_turn(&request.id, ending.clone());
-    agent.abort_running_call(&ending).await;
-    agent.add_usage(&report.usage);
-    let usage = (!report.usage.is_empty()).then_some(report.usage);
-    settle(&agent, &request.id, &outcome, started, report.output, usage);
-    outcome
+    operation::run(message_turn, queued).await
 }
 
-fn settle(
-    agent: &Agent,
-    turn: &str,
-    outcome: &MessageOutcome,
-    started: Instant,
-    output: Vec<String>,
-    usage: Option<crate::harness::Usage>,
-) {
-    let detail = match outcome {
-        MessageOutcome::Ended => None,
-        MessageOutcome::Not(outcome) => outcome.detail().map(str::to_string),
-    };
-    agent.record(&Event::TurnSettled {
-        agent: agent.key.clone(),
-        turn: turn.to_string(),
-        outcome: outcome.kind().to_string(),
-        detail,
-        duration_ms: started.elapsed().as_millis() as u64,
-        output,
-        usage,
-    });
+/// A message turn in the agent's queue.
+struct MessageTurn {
+    agent: Arc<Agent>,
+    id: String,
+    body: Body,
+    spent: Spent,
+}
+
+impl Operation for MessageTurn {
+    type End = MessageOutcome;
+
+    fn unstarted(&mut self, why: Unstarted) -> MessageOutcome {
+        MessageOutcome::Not(why.outcome("message turn"))
+    }
+
+    async fn run(&mut self, scope: &Scope) -> MessageOutcome {
+        let MessageTurn {
+            agent,
+            id,
+            body,
+            spent,
+        } = self;
+        let agent: &Agent = agent;
+        let body: &Body = body;
+        let (n, answered) = agent.open_message_turn(id, scope.deadline);
+        let launcher = agent.launcher.display().to_string();
+        let tools = agent.tools.teaching();
+        let prompt = prompt::message(&MessageText {
+            instructions: agent.instructions_for_turn(n),
+            body,
+            launcher: &launcher,
+            tools: &tools,
+            sends: agent.sends_messages(),
+        });
+        let attempts = Attempts {
+            agent,
+            id,
+            n,
+            author_prompt: &body.text,
+            schema: None,
+            deadline: scope.deadline,
+            answered: &answered,
+            message: Some(body),
+        };
+        attempts.started(&prompt);
+        let mut native = agent.native.lock().await;
+        let report = attempts
+            .run(&prompt, false, &mut native, scope.cancelled.clone())
+            .await;
+        drop(native);
+        let outcome = match spent.add(report) {
+            AttemptEnd::Answered | AttemptEnd::ExitedSilent => MessageOutcome::Ended,
+            AttemptEnd::Failed(detail) => MessageOutcome::Not(Outcome::Failed(detail)),
+            AttemptEnd::Blocked(detail) => MessageOutcome::Not(Outcome::Blocked(detail)),
+            AttemptEnd::TimedOut => MessageOutcome::Not(Outcome::TimedOut(
+                "the message turn's deadline passed before the agent ended it".into(),
+            )),
+            AttemptEnd::Cancelled => MessageOutcome::Not(Outcome::Cancelled(scope.cancelled_why())),
+        };
+        let ending = match &outcome {
+            MessageOutcome::Ended => TurnEnding {
+                timed_out: false,
+                how: "ended: the agent's process exited".into(),
+            },
+            MessageOutcome::Not(outcome) => outcome.ending(),
+        };
+        attempts.close(ending, spent).await;
+        outcome
+    }
+
+    fn settle(&mut self, outcome: &MessageOutcome, called: Instant) {
+        let detail = match outcome {
+            MessageOutcome::Ended => None,
+            MessageOutcome::Not(outcome) => outcome.detail(),
+        };
+        let spent = std::mem::take(&mut self.spent);
+        turn::settled(
+            &self.agent,
+            &self.id,
+            (outcome.kind(), detail),
+            called,
+            spent,
+        );
+    }
 }
 
 #[cfg(test)]

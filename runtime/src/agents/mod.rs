@@ -5,6 +5,8 @@
 //! - `agent/`: an open agent: its turn, its answers, its tool calls' state, who may speak for it.
 //! - `problem.rs`: why an open is refused.
 //! - `channel.rs`: the agent's socket router.
+//! - `operation.rs`: what every operation on an agent shares: its place in the queue, its
+//!   deadline, its cancel scope, the record of its end.
 //! - `turn.rs`: one turn, from its queue ticket to its outcome, through the agent's harness.
 //! - `cancel.rs`: cancelling one turn on the workflow's word (`wf.race`, `wf.parallel`).
 //! - `queue.rs`: one operation at a time per agent, in call order.
@@ -25,6 +27,7 @@ mod channel;
 pub mod compaction;
 pub mod fork;
 pub mod message_turn;
+mod operation;
 pub mod outcome;
 mod problem;
 pub mod prompt;

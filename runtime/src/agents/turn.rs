@@ -13,19 +13,29 @@
 //!
 //! What the runtime does meanwhile (its session, shell commands, messages, tokens) is recorded
 //! as it happens (`AttemptRecorder`); the turn's tokens are summed into the agent's.
+//!
+//! The queue, the deadline and the cancel scope are operation.rs's, which every operation on an
+//! agent goes through; here is what a turn does once served. A message turn (message_turn.rs)
+//! is opened, attempted, closed and recorded the same way (`Attempts`, `settled`).
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
-use super::cancel;
+use tokio::sync::{watch, Notify};
+
+use super::operation::{self, Operation, Queued, Scope, Unstarted};
 use super::prompt::{self, TurnText};
 use super::queue::Ticket;
 use super::{Agent, Outcome};
-use crate::harness::attempt::until_cancelled;
-use crate::harness::{Attempt, AttemptEnd, Captured, HarnessEvent, Stream, TurnSink, Usage};
+use crate::harness::{
+    Attempt, AttemptEnd, AttemptReport, Captured, HarnessEvent, NativeSession, Stream, TurnLaunch,
+    TurnSink, Usage,
+};
 use crate::limits::MAX_ACTIVITY_TEXT_BYTES;
+use crate::messages::Body;
 use crate::records::{time, Event};
 use crate::schema::Schema;
+use crate::tools::calls::TurnEnding;
 
 /// A turn as asked, with its deadline and its place in the agent's queue.
 pub struct TurnRequest {
@@ -45,149 +55,238 @@ pub async fn run(agent: Arc<Agent>, request: TurnRequest) -> Outcome {
     outcome
 }
 
-async fn run_in_span(agent: Arc<Agent>, mut request: TurnRequest) -> Outcome {
-    let started = Instant::now();
-    let mut cancelled = agent.link.cancelled.clone();
-    let mut turn_cancel = agent.cancels.watch(&request.id);
-    let waited = tokio::select! {
-        _ = request.ticket.served() => None,
-        _ = tokio::time::sleep_until(request.deadline.into()) => Some(Outcome::TimedOut(
-            "the turn's deadline passed while it waited for the agent's earlier operations".into(),
-        )),
-        _ = until_cancelled(&mut cancelled) => Some(Outcome::Cancelled("the run was cancelled before the turn began".into())),
-        reason = cancel::until_turn_cancelled(&mut turn_cancel) => Some(Outcome::Cancelled(format!("{reason} (before the turn began)"))),
+async fn run_in_span(agent: Arc<Agent>, request: TurnRequest) -> Outcome {
+    let TurnRequest {
+        id,
+        prompt,
+        schema,
+        deadline,
+        ticket,
+    } = request;
+    let queued = Queued::fixed(&agent, ticket, deadline, &id);
+    let turn = Turn {
+        agent: agent.clone(),
+        id,
+        prompt,
+        schema,
+        spent: Spent::default(),
     };
-    if let Some(outcome) = waited {
-        agent.cancels.done(&request.id);
-        settle(
-            &agent,
-            &request.id,
-            &outcome,
-            started,
-            Vec::new(),
-            Usage::default(),
-        );
-        return outcome;
-    }
-    let (n, answered) = agent.open_turn(&request.id, request.schema.clone(), request.deadline);
-    let launcher = agent.launcher.display().to_string();
-    let tools = agent.tools.teaching();
-    let text = TurnText {
-        instructions: agent.instructions_for_turn(n),
-        prompt: &request.prompt,
-        launcher: &launcher,
-        turn: &request.id,
-        schema: request.schema.as_ref(),
-        tools: &tools,
-        sends: agent.sends_messages(),
-    };
-    let first_prompt = prompt::compose(&text);
-    agent.record(&Event::TurnStarted {
-        agent: agent.key.clone(),
-        turn: request.id.clone(),
-        n,
-        prompt: first_prompt.clone(),
-        schema: request.schema.as_ref().map(|s| s.raw().clone()),
-        deadline: time::rfc3339(
-            SystemTime::now() + request.deadline.saturating_duration_since(Instant::now()),
-        ),
-        message: None,
-    });
-    let mut native = agent.native.lock().await;
-    let mut outputs = Vec::new();
-    let mut usage = Usage::default();
-    let mut outcome = None;
-    for attempt in 1..=2 {
-        let check_in = attempt == 2;
-        let prompt = if check_in {
-            prompt::check_in(&text)
-        } else {
-            first_prompt.clone()
-        };
-        let recorder = AttemptRecorder::new(&agent, &request.id, attempt);
-        let (attempt_cancelled, forward) =
-            cancel::merged(agent.link.cancelled.clone(), turn_cancel.clone());
-        let harness = agent.harness();
-        let run = harness.run(Attempt {
-            agent: &agent.key,
-            turn: &request.id,
-            n,
-            author_prompt: &request.prompt,
-            schema: request.schema.as_ref(),
-            prompt: &prompt,
-            check_in,
-            deadline: request.deadline,
-            cwd: &agent.cwd,
-            launcher: &agent.launcher,
-            session_name: &agent.session_name,
-            env: &agent.spec.env,
-            native: &mut native,
-            cancelled: attempt_cancelled,
-            answered: &answered,
-            sink: &recorder,
-            supervision: &agent.supervision,
-            message: None,
-        });
-        let report = tokio::select! {
-            report = run => report,
-            never = forward => match never {},
-        };
-        outputs.extend(report.output);
-        usage.add(&report.usage);
-        outcome = Some(match report.end {
-            AttemptEnd::Answered => Outcome::Answered(agent.accepted().unwrap_or_default()),
-            AttemptEnd::ExitedSilent if !check_in => {
-                agent.record(&Event::CheckIn {
-                    agent: agent.key.clone(),
-                    turn: request.id.clone(),
-                    after: "the agent's process exited with code 0 without an accepted answer"
-                        .into(),
-                });
-                continue;
-            }
-            AttemptEnd::ExitedSilent => Outcome::Unanswered(
-                "the agent's process exited with code 0 without an accepted answer, and again after a check-in"
-                    .into(),
-            ),
-            AttemptEnd::Failed(detail) => Outcome::Failed(detail),
-            AttemptEnd::Blocked(detail) => Outcome::Blocked(detail),
-            AttemptEnd::TimedOut => {
-                Outcome::TimedOut("the turn's deadline passed before an answer was accepted".into())
-            }
-            AttemptEnd::Cancelled => Outcome::Cancelled(
-                cancel::reason(&turn_cancel).unwrap_or_else(|| "the run was cancelled".into()),
-            ),
-        });
-        break;
-    }
-    drop(native);
-    let outcome = outcome.expect("the loop settles on its last attempt");
-    agent.cancels.done(&request.id);
-    let ending = outcome.ending();
-    agent.close_turn(&request.id, ending.clone());
-    agent.abort_running_call(&ending).await;
-    agent.add_usage(&usage);
-    settle(&agent, &request.id, &outcome, started, outputs, usage);
-    // `request.ticket` drops here: the agent's next operation may start.
-    outcome
+    operation::run(turn, queued).await
 }
 
-fn settle(
-    agent: &Agent,
-    turn: &str,
-    outcome: &Outcome,
-    started: Instant,
+/// A turn in the agent's queue.
+struct Turn {
+    agent: Arc<Agent>,
+    id: String,
+    prompt: String,
+    schema: Option<Schema>,
+    spent: Spent,
+}
+
+impl Operation for Turn {
+    type End = Outcome;
+
+    fn unstarted(&mut self, why: Unstarted) -> Outcome {
+        why.outcome("turn")
+    }
+
+    async fn run(&mut self, scope: &Scope) -> Outcome {
+        let Turn {
+            agent,
+            id,
+            prompt: asked,
+            schema,
+            spent,
+        } = self;
+        let agent: &Agent = agent;
+        let (n, answered) = agent.open_turn(id, schema.clone(), scope.deadline);
+        let launcher = agent.launcher.display().to_string();
+        let tools = agent.tools.teaching();
+        let text = TurnText {
+            instructions: agent.instructions_for_turn(n),
+            prompt: asked,
+            launcher: &launcher,
+            turn: id,
+            schema: schema.as_ref(),
+            tools: &tools,
+            sends: agent.sends_messages(),
+        };
+        let first_prompt = prompt::compose(&text);
+        let attempts = Attempts {
+            agent,
+            id,
+            n,
+            author_prompt: asked,
+            schema: schema.as_ref(),
+            deadline: scope.deadline,
+            answered: &answered,
+            message: None,
+        };
+        attempts.started(&first_prompt);
+        let mut native = agent.native.lock().await;
+        let mut check_in = false;
+        let outcome = loop {
+            let prompt = if check_in {
+                prompt::check_in(&text)
+            } else {
+                first_prompt.clone()
+            };
+            let report = attempts
+                .run(&prompt, check_in, &mut native, scope.cancelled.clone())
+                .await;
+            let end = spent.add(report);
+            break match end {
+                AttemptEnd::Answered => Outcome::Answered(agent.accepted().unwrap_or_default()),
+                AttemptEnd::ExitedSilent if !check_in => {
+                    agent.record(&Event::CheckIn {
+                        agent: agent.key.clone(),
+                        turn: id.clone(),
+                        after: "the agent's process exited with code 0 without an accepted answer"
+                            .into(),
+                    });
+                    check_in = true;
+                    continue;
+                }
+                AttemptEnd::ExitedSilent => Outcome::Unanswered(
+                    "the agent's process exited with code 0 without an accepted answer, and again after a check-in"
+                        .into(),
+                ),
+                AttemptEnd::Failed(detail) => Outcome::Failed(detail),
+                AttemptEnd::Blocked(detail) => Outcome::Blocked(detail),
+                AttemptEnd::TimedOut => Outcome::TimedOut(
+                    "the turn's deadline passed before an answer was accepted".into(),
+                ),
+                AttemptEnd::Cancelled => Outcome::Cancelled(scope.cancelled_why()),
+            };
+        };
+        drop(native);
+        attempts.close(outcome.ending(), spent).await;
+        outcome
+    }
+
+    fn settle(&mut self, outcome: &Outcome, called: Instant) {
+        let spent = std::mem::take(&mut self.spent);
+        settled(
+            &self.agent,
+            &self.id,
+            (outcome.kind(), outcome.detail()),
+            called,
+            spent,
+        );
+    }
+}
+
+/// What a turn's attempts kept and used, for the record of its end.
+#[derive(Default)]
+pub(super) struct Spent {
     output: Vec<String>,
     usage: Usage,
+}
+
+impl Spent {
+    /// Adds what an attempt kept and used; how it ended.
+    pub(super) fn add(&mut self, report: AttemptReport) -> AttemptEnd {
+        self.output.extend(report.output);
+        self.usage.add(&report.usage);
+        report.end
+    }
+}
+
+/// The attempts of one turn or message turn, opened as `n`: what each of them is given.
+pub(super) struct Attempts<'a> {
+    pub agent: &'a Agent,
+    pub id: &'a str,
+    pub n: u32,
+    /// What the author asked: the prompt, or the message's text.
+    pub author_prompt: &'a str,
+    pub schema: Option<&'a Schema>,
+    pub deadline: Instant,
+    pub answered: &'a Notify,
+    pub message: Option<&'a Body>,
+}
+
+impl Attempts<'_> {
+    /// Records the turn's start, with the prompt its first attempt reads.
+    pub(super) fn started(&self, prompt: &str) {
+        self.agent.record(&Event::TurnStarted {
+            agent: self.agent.key.clone(),
+            turn: self.id.to_string(),
+            n: self.n,
+            prompt: prompt.to_string(),
+            schema: self.schema.map(|s| s.raw().clone()),
+            deadline: time::rfc3339(
+                SystemTime::now() + self.deadline.saturating_duration_since(Instant::now()),
+            ),
+            message: self.message.map(Body::to_json),
+        });
+    }
+
+    /// Runs one attempt (`check_in`: the second, saying the answer is missing) through the
+    /// agent's harness, recorded as it goes: the one place an `Attempt` is made.
+    pub(super) async fn run(
+        &self,
+        prompt: &str,
+        check_in: bool,
+        native: &mut NativeSession,
+        cancelled: watch::Receiver<bool>,
+    ) -> AttemptReport {
+        let agent = self.agent;
+        let recorder = AttemptRecorder::new(agent, self.id, if check_in { 2 } else { 1 });
+        let harness = agent.harness();
+        let resume = native.id.clone();
+        harness
+            .run(Attempt {
+                launch: TurnLaunch {
+                    prompt,
+                    resume: resume.as_deref(),
+                    cwd: &agent.cwd,
+                    launcher: &agent.launcher,
+                    agent: &agent.key,
+                    turn: self.id,
+                    n: self.n,
+                    check_in,
+                    session_name: &agent.session_name,
+                },
+                author_prompt: self.author_prompt,
+                schema: self.schema,
+                deadline: self.deadline,
+                env: &agent.spec.env,
+                native,
+                cancelled,
+                answered: self.answered,
+                sink: &recorder,
+                supervision: &agent.supervision,
+                message: self.message,
+            })
+            .await
+    }
+
+    /// Closes the turn, which ended as `ending` says: a tool call still running in it is
+    /// aborted, and what it used is summed into the agent's.
+    pub(super) async fn close(&self, ending: TurnEnding, spent: &Spent) {
+        self.agent.close_turn(self.id, ending.clone());
+        self.agent.abort_running_call(&ending).await;
+        self.agent.add_usage(&spent.usage);
+    }
+}
+
+/// Records the end of a turn or a message turn (`outcome`: its kind and detail), called at
+/// `called`.
+pub(super) fn settled(
+    agent: &Agent,
+    turn: &str,
+    (outcome, detail): (&str, Option<&str>),
+    called: Instant,
+    spent: Spent,
 ) {
     agent.record(&Event::TurnSettled {
         agent: agent.key.clone(),
         turn: turn.to_string(),
-        outcome: outcome.kind().to_string(),
-        detail: outcome.detail().map(str::to_string),
-        duration_ms: started.elapsed().as_millis() as u64,
-        output,
-        usage: (!usage.is_empty()).then_some(usage),
+        outcome: outcome.to_string(),
+        detail: detail.map(str::to_string),
+        duration_ms: called.elapsed().as_millis() as u64,
+        output: spent.output,
+        usage: (!spent.usage.is_empty()).then_some(spent.usage),
     });
 }
 

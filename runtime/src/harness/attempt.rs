@@ -15,23 +15,17 @@ use tokio::sync::mpsc;
 use super::process::{describe_status, AgentProcess, Line};
 use super::{
     environment, Attempt, AttemptEnd, AttemptReport, HarnessEvent, LineMemory, NativeSession,
-    ProcessExit, ProcessHarness, Stream, TurnLaunch, TurnSink,
+    ProcessExit, ProcessHarness, Stream, TurnSink,
 };
+use crate::cancel::until_cancelled;
 use crate::limits::ANSWERED_RELEASE_GRACE;
 use crate::usage::UsageFold;
 
 /// Runs one attempt of `harness` to its end.
 pub async fn run<H: ProcessHarness + ?Sized>(harness: &H, attempt: Attempt<'_>) -> AttemptReport {
     let Attempt {
-        agent,
-        turn,
-        n,
-        prompt,
-        check_in,
+        launch: turn,
         deadline,
-        cwd,
-        launcher,
-        session_name,
         env,
         native,
         mut cancelled,
@@ -41,35 +35,12 @@ pub async fn run<H: ProcessHarness + ?Sized>(harness: &H, attempt: Attempt<'_>) 
         message,
         ..
     } = attempt;
-    let resume = native.id.clone();
-    let launch = harness.launch(&TurnLaunch {
-        prompt,
-        resume: resume.as_deref(),
-        cwd,
-        launcher,
-        agent,
-        turn,
-        n,
-        check_in,
-        session_name,
-    });
-    let mut launch = match launch {
+    let launcher = turn.launcher;
+    let mut launch = match harness.launch(&turn) {
         Ok(launch) => launch,
         Err(why) => return AttemptReport::ended(AttemptEnd::Failed(why.to_string())),
     };
-    environment::prepare(
-        &mut launch,
-        &environment::TurnVars {
-            launcher,
-            turn,
-            agent,
-            n,
-            session_name,
-            check_in,
-            message,
-        },
-        env,
-    );
+    environment::prepare(&mut launch, &environment::TurnVars::of(&turn, message), env);
     let program = launch
         .program
         .file_name()
@@ -236,14 +207,6 @@ pub fn default_end(exit: &ProcessExit<'_>) -> AttemptEnd {
         AttemptEnd::Failed(format!("{program} {status}"))
     } else {
         AttemptEnd::Failed(format!("{program} {status}: {said}"))
-    }
-}
-
-/// Resolves when the run is cancelled.
-pub async fn until_cancelled(cancelled: &mut tokio::sync::watch::Receiver<bool>) {
-    if cancelled.wait_for(|c| *c).await.is_err() {
-        // The run is gone; nothing will cancel this attempt any more.
-        std::future::pending::<()>().await;
     }
 }
 

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use super::Launch;
+use super::{Launch, TurnLaunch};
 use crate::env;
 
 /// Inherited variables an agent keeps under `env: { inherit: false }` (and beside the names of
@@ -69,7 +69,9 @@ impl AgentEnv {
     }
 }
 
-/// The turn's own variables, set for every process-based agent (documented in env.rs).
+/// What the turn's own variables (documented in env.rs) are made of, for every process-based
+/// agent. A turn's attempt has them from its `TurnLaunch` (`of`); a session operation's
+/// process (a fork, a compaction) has no turn to launch, and gives its own (turn number 0).
 pub struct TurnVars<'a> {
     pub launcher: &'a Path,
     pub turn: &'a str,
@@ -79,6 +81,21 @@ pub struct TurnVars<'a> {
     pub check_in: bool,
     /// A message turn's message.
     pub message: Option<&'a crate::messages::Body>,
+}
+
+impl<'a> TurnVars<'a> {
+    /// The variables of `turn`'s attempt; a message turn's carry its message.
+    pub fn of(turn: &TurnLaunch<'a>, message: Option<&'a crate::messages::Body>) -> TurnVars<'a> {
+        TurnVars {
+            launcher: turn.launcher,
+            turn: turn.turn,
+            agent: turn.agent,
+            n: turn.n,
+            session_name: turn.session_name,
+            check_in: turn.check_in,
+            message,
+        }
+    }
 }
 
 /// Settles `launch`'s environment: withheld names removed, the turn's variables, then the

@@ -170,27 +170,16 @@ impl<T: ProcessHarness> Harness for T {
 
 /// One attempt of a turn: everything a harness may need to run it.
 pub struct Attempt<'a> {
-    /// The agent's key.
-    pub agent: &'a str,
-    /// The turn's id (`t3`) and the agent's turn number, from 1.
-    pub turn: &'a str,
-    pub n: u32,
-    /// What the author asked: a script reads these; a process is given `prompt`.
+    /// Who runs which turn, and what it reads this time: what a process is launched with.
+    pub launch: TurnLaunch<'a>,
+    /// What the author asked: a script reads these; a process is given `launch.prompt`.
     pub author_prompt: &'a str,
     pub schema: Option<&'a Schema>,
-    /// What the agent reads this time: the composed prompt, or the check-in.
-    pub prompt: &'a str,
-    pub check_in: bool,
     pub deadline: Instant,
-    pub cwd: &'a Path,
-    /// The agent's launcher (`wfa`), by absolute path.
-    pub launcher: &'a Path,
-    /// `AWF_SESSION`: a name stable across the agent's turns, for an executable's own state.
-    pub session_name: &'a str,
     /// The agent spec's `env`: what the agent inherits and the variables set on top.
     pub env: &'a environment::AgentEnv,
-    /// The agent's native session: resumed by this attempt when it has an id, and updated from
-    /// what the runtime reports.
+    /// The agent's native session: updated from what the runtime reports (`launch.resume` is
+    /// its id as the attempt began).
     pub native: &'a mut NativeSession,
     /// Becomes true when the run is cancelled.
     pub cancelled: watch::Receiver<bool>,
@@ -218,17 +207,24 @@ pub trait TurnSink: Send + Sync {
     fn process(&self, root: Option<i32>);
 }
 
-/// What a process-based attempt is launched with.
+/// What an attempt is, apart from its live parts (the session it updates, where it reports,
+/// its cancel flag): all a process-based harness launches it from, so that a CLI's `launch`
+/// reads plain values (its unit tests build one with `test_turn`).
 pub struct TurnLaunch<'a> {
+    /// What the agent reads this time: the composed prompt, or the check-in.
     pub prompt: &'a str,
     /// The native session to resume (the CLI's own id), when the agent has one.
     pub resume: Option<&'a str>,
     pub cwd: &'a Path,
+    /// The agent's launcher (`wfa`), by absolute path.
     pub launcher: &'a Path,
+    /// The agent's key.
     pub agent: &'a str,
+    /// The turn's id (`t3`) and the agent's turn number, from 1.
     pub turn: &'a str,
     pub n: u32,
     pub check_in: bool,
+    /// `AWF_SESSION`: a name stable across the agent's turns, for an executable's own state.
     pub session_name: &'a str,
 }
 

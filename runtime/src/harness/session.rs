@@ -15,11 +15,11 @@ use std::time::Instant;
 
 use tokio::sync::{mpsc, watch};
 
-use super::attempt::until_cancelled;
 use super::environment::{self, AgentEnv};
 use super::keeper::Supervision;
 use super::process::{describe_status, AgentProcess};
 use super::{Harness, Launch, Stream, Tokens};
+use crate::cancel::until_cancelled;
 
 /// One session operation of an agent, as its harness sees it.
 pub struct SessionOp<'a> {

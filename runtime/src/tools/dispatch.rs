@@ -22,10 +22,10 @@ use tokio::sync::watch;
 
 use super::calls::{abort_reason, CallSlot, CallStart, RefusedCall, TurnEnding};
 use super::{input, CallBudget, ToolSet};
+use crate::cancel::until_cancelled;
 use crate::channel::refusal::{self, Code};
 use crate::channel::wire::Response;
 use crate::duration::format_duration;
-use crate::harness::attempt::until_cancelled;
 use crate::harness::registry;
 use crate::limits::{
     DEFAULT_TOOL_TIMEOUT, MAX_PAYLOAD_BYTES, MAX_TOOLS_PER_AGENT, MAX_TOOL_RESULT_BYTES,

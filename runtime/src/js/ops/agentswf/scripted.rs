@@ -20,13 +20,13 @@ use std::time::{Instant, SystemTime};
 
 use serde_json::{json, Value};
 
+use crate::cancel::until_cancelled;
 use crate::harness::cli::{self, CliInfo};
 use crate::harness::registry::StandIn;
 use crate::harness::{
     Attempt, AttemptEnd, AttemptReport, BoxFuture, Capabilities, Compacted, Forked, Harness, OpEnd,
     RuntimeError, SessionOp, Settings,
 };
-use crate::harness::attempt::until_cancelled;
 use crate::records::time;
 use crate::upcall::{
     ScriptAbort, ScriptCompact, ScriptFork, ScriptReply, ScriptTurn, Upcall, UpcallFailure,
@@ -179,12 +179,12 @@ impl Scripted {
         );
         let turn = ScriptTurn {
             run: &self.run_id,
-            agent: attempt.agent,
-            turn: attempt.turn,
-            n: attempt.n,
+            agent: attempt.launch.agent,
+            turn: attempt.launch.turn,
+            n: attempt.launch.n,
             prompt: attempt.author_prompt,
             schema: attempt.schema.map(|s| s.raw()),
-            check_in: attempt.check_in,
+            check_in: attempt.launch.check_in,
             deadline: deadline_ms,
             message: attempt.message.map(|m| m.to_json()),
         };
@@ -198,7 +198,7 @@ impl Scripted {
         // Tell the script its turn is over; it may not listen, and the turn does not wait for it.
         let abort = ScriptAbort {
             run: &self.run_id,
-            turn: attempt.turn,
+            turn: attempt.launch.turn,
         };
         let _ = self.workflow.script_abort(&abort).await;
         stopped
