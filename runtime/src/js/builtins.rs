@@ -29,7 +29,7 @@ include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
 
 macro_rules! builtins {
     ($($path:literal),* $(,)?) => {
-        &[$(($path, include_str!(concat!("../../../js/", $path, ".ts")))),*]
+        &[$(($path, include_str!(concat!("../../js/", $path, ".ts")))),*]
     };
 }
 

@@ -26,12 +26,12 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 // Shared with the runtime, which makes and reads the groups; the keeper only kills in them.
-// runtime_os/ links to the runtime's files, so that the crate carries them when packaged.
+// from_runtime/ links to the runtime's files, so that the crate carries them when packaged.
 #[allow(dead_code)]
-#[path = "runtime_os/cgroup.rs"]
+#[path = "from_runtime/cgroup.rs"]
 mod cgroup;
 #[allow(dead_code)]
-#[path = "runtime_os/proc.rs"]
+#[path = "from_runtime/proc.rs"]
 mod proc;
 
 use cgroup::Cgroup;

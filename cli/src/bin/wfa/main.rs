@@ -28,15 +28,16 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 // Shared with the runtime, which uses the server half of each; wfa compiles them whole but uses
-// only the client half.
+// only the client half. from_runtime/ links to the runtime's files, so that the crate carries them
+// when packaged.
 #[allow(dead_code)]
-#[path = "../../../../runtime/src/limits.rs"]
+#[path = "from_runtime/limits.rs"]
 mod limits;
 #[allow(dead_code)]
-#[path = "../../../../runtime/src/channel/refusal.rs"]
+#[path = "from_runtime/refusal.rs"]
 mod refusal;
 #[allow(dead_code)]
-#[path = "../../../../runtime/src/channel/wire/mod.rs"]
+#[path = "from_runtime/wire/mod.rs"]
 mod wire;
 
 mod args;
