@@ -1,14 +1,19 @@
 //! What the five agent-CLI harnesses share: what an agent spec chose for its CLI (`CliConfig`),
 //! the facts awf keeps about each CLI (`CliInfo`: its program, its npm package, the version the
-//! live tests run), and small readers of their JSON lines.
+//! live tests run, what it can do, how its command line names a model and an effort level), the
+//! part of a harness every CLI writes alike (`AgentCli`: its name, record, capabilities and
+//! settings come from its `CliInfo`), and small readers of their JSON lines.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde_json::{json, Value};
 
+use super::attempt::default_end;
 use super::{
-    Capabilities, Effort, Harness, Launch, LaunchError, RuntimeError, Settings, TurnLaunch,
+    cannot, AttemptEnd, BoxFuture, Capabilities, Compacted, Effort, Forked, Harness, HarnessEvent,
+    Launch, LaunchError, LineMemory, OpEnd, ProcessExit, ProcessHarness, RuntimeError, SessionOp,
+    Settings, Stream, TurnLaunch,
 };
 
 /// What an agent spec chose for an agent CLI.
@@ -73,6 +78,9 @@ pub struct CliInfo {
     /// The version awf's live tests run: known to work.
     pub tested: &'static str,
     pub capabilities: &'static Capabilities,
+    /// How its command line is given the model (`-m`, `--model`) and the effort level.
+    pub model_flag: Flag,
+    pub effort_flag: Flag,
     /// The harness for an agent of this CLI.
     pub open: fn(CliConfig) -> Arc<dyn Harness>,
     /// Whether the CLI looks able to reach a model (a login or an endpoint), without a call.
@@ -85,6 +93,122 @@ impl CliInfo {
     /// How to install the tested version.
     pub fn install_hint(&self) -> String {
         format!("npm install -g {}@{}", self.package, self.tested)
+    }
+
+    /// The arguments that give the CLI the model `config` chose; none when it chose none.
+    pub fn model_args(&self, config: &CliConfig) -> Vec<String> {
+        self.model_flag.args(config.model.as_deref())
+    }
+
+    /// The arguments that give the CLI the effort level `config` chose; none when it chose none.
+    pub fn effort_args(&self, config: &CliConfig) -> Vec<String> {
+        self.effort_flag.args(config.effort.as_deref())
+    }
+
+    /// All `config` chose, as the CLI's arguments: the model, the effort level, `runtime.args`.
+    pub fn chosen_args(&self, config: &CliConfig) -> Vec<String> {
+        let mut args = self.model_args(config);
+        args.extend(self.effort_args(config));
+        args.extend(config.args.iter().cloned());
+        args
+    }
+}
+
+/// How a CLI's command line is given a value an agent's spec chose (a model, an effort level).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flag {
+    /// `<flag> <value>`: `--model sonnet`.
+    Named(&'static str),
+    /// A config override, `-c <key>="<value>"` (codex's `model_reasoning_effort`).
+    Setting(&'static str),
+    /// The CLI is given none (gemini's effort level: its `Capabilities::effort` says why).
+    Absent,
+}
+
+impl Flag {
+    /// The arguments that give `value`; none without one.
+    fn args(self, value: Option<&str>) -> Vec<String> {
+        match (self, value) {
+            (Flag::Named(flag), Some(value)) => vec![flag.to_string(), value.to_string()],
+            (Flag::Setting(key), Some(value)) => vec!["-c".into(), format!("{key}=\"{value}\"")],
+            (Flag::Absent, _) | (_, None) => Vec::new(),
+        }
+    }
+}
+
+/// An agent CLI's own part of its harness: how a turn becomes its process, what its lines say,
+/// how its end reads, and its session operations. The rest is the same for the five and written
+/// once, by `ProcessHarness for T` below: the harness's name, what records say of it and what it
+/// can do come from `INFO`, and new settings reopen the CLI with them (`reconfigure`).
+pub trait AgentCli: Send + Sync {
+    /// What awf knows about the CLI.
+    const INFO: &'static CliInfo;
+    /// What the agent's spec chose.
+    fn config(&self) -> &CliConfig;
+    /// As `ProcessHarness::launch`.
+    fn launch(&self, turn: &TurnLaunch<'_>) -> Result<Launch, LaunchError>;
+    /// As `ProcessHarness::read_line`.
+    fn read_line(&self, stream: Stream, line: &str, memory: &mut LineMemory) -> Vec<HarnessEvent>;
+    /// As `ProcessHarness::ended`.
+    fn ended(&self, exit: &ProcessExit<'_>) -> AttemptEnd {
+        default_end(exit)
+    }
+    /// As `ProcessHarness::hopeless`.
+    fn hopeless(&self, event: &HarnessEvent) -> bool {
+        let _ = event;
+        false
+    }
+    /// As `ProcessHarness::fork`; by default the CLI cannot, for the reason its `INFO` gives.
+    fn fork<'a>(&'a self, op: SessionOp<'a>) -> BoxFuture<'a, OpEnd<Forked>> {
+        let _ = op;
+        cannot(Self::INFO.capabilities.fork)
+    }
+    /// As `ProcessHarness::compact`; by default the CLI cannot, for the reason its `INFO` gives.
+    fn compact<'a>(&'a self, op: SessionOp<'a>, focus: &'a str) -> BoxFuture<'a, OpEnd<Compacted>> {
+        let _ = (op, focus);
+        cannot(Self::INFO.capabilities.compact)
+    }
+}
+
+impl<T: AgentCli> ProcessHarness for T {
+    fn name(&self) -> &'static str {
+        T::INFO.name
+    }
+
+    fn describe(&self) -> Value {
+        self.config().describe(T::INFO.name)
+    }
+
+    fn capabilities(&self) -> &'static Capabilities {
+        T::INFO.capabilities
+    }
+
+    fn launch(&self, turn: &TurnLaunch<'_>) -> Result<Launch, LaunchError> {
+        AgentCli::launch(self, turn)
+    }
+
+    fn read_line(&self, stream: Stream, line: &str, memory: &mut LineMemory) -> Vec<HarnessEvent> {
+        AgentCli::read_line(self, stream, line, memory)
+    }
+
+    fn ended(&self, exit: &ProcessExit<'_>) -> AttemptEnd {
+        AgentCli::ended(self, exit)
+    }
+
+    fn hopeless(&self, event: &HarnessEvent) -> bool {
+        AgentCli::hopeless(self, event)
+    }
+
+    fn fork<'a>(&'a self, op: SessionOp<'a>) -> BoxFuture<'a, OpEnd<Forked>> {
+        AgentCli::fork(self, op)
+    }
+
+    fn compact<'a>(&'a self, op: SessionOp<'a>, focus: &'a str) -> BoxFuture<'a, OpEnd<Compacted>> {
+        AgentCli::compact(self, op, focus)
+    }
+
+    fn reconfigure(&self, settings: &Settings) -> Result<Arc<dyn Harness>, RuntimeError> {
+        reconfigure(T::INFO, self.config(), settings)
     }
 }
 

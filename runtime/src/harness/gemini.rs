@@ -23,10 +23,10 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::cli::{self, count, json_line, text, CliConfig, CliInfo, Readiness};
+use super::cli::{self, count, json_line, text, AgentCli, CliConfig, CliInfo, Flag, Readiness};
 use super::{
-    Can, Capabilities, Effort, Harness, HarnessEvent, Launch, LaunchError, LineMemory,
-    ProcessHarness, RuntimeError, Settings, Stream, Tokens, TurnLaunch, UsageBasis,
+    Can, Capabilities, Effort, Harness, HarnessEvent, Launch, LaunchError, LineMemory, Stream,
+    Tokens, TurnLaunch, UsageBasis,
 };
 
 static CAPABILITIES: Capabilities = Capabilities {
@@ -49,6 +49,8 @@ pub static INFO: CliInfo = CliInfo {
     package: "@google/gemini-cli",
     tested: "0.61.0",
     capabilities: &CAPABILITIES,
+    model_flag: Flag::Named("-m"),
+    effort_flag: Flag::Absent,
     open: |config| Arc::new(Gemini { config }) as Arc<dyn Harness>,
     readiness,
     checks: cli::no_checks,
@@ -62,17 +64,11 @@ pub struct Gemini {
     config: CliConfig,
 }
 
-impl ProcessHarness for Gemini {
-    fn name(&self) -> &'static str {
-        "gemini"
-    }
+impl AgentCli for Gemini {
+    const INFO: &'static CliInfo = &INFO;
 
-    fn describe(&self) -> Value {
-        self.config.describe("gemini")
-    }
-
-    fn capabilities(&self) -> &'static Capabilities {
-        &CAPABILITIES
+    fn config(&self) -> &CliConfig {
+        &self.config
     }
 
     fn launch(&self, turn: &TurnLaunch<'_>) -> Result<Launch, LaunchError> {
@@ -89,10 +85,7 @@ impl ProcessHarness for Gemini {
             Some(session) => args.extend(["--resume".into(), session.to_string()]),
             None => args.extend(["--session-id".into(), cli::new_session_id()?]),
         }
-        if let Some(model) = &self.config.model {
-            args.extend(["-m".into(), model.clone()]);
-        }
-        args.extend(self.config.args.iter().cloned());
+        args.extend(INFO.chosen_args(&self.config));
         args.extend(["-p".into(), cli::prompt_argument(turn.prompt)?]);
         let trust = vec![("GEMINI_CLI_TRUST_WORKSPACE".into(), "true".into())];
         Ok(self.config.launch(turn, args, None, trust))
@@ -105,10 +98,6 @@ impl ProcessHarness for Gemini {
         json_line(line)
             .map(|event| read_event(&event, memory))
             .unwrap_or_default()
-    }
-
-    fn reconfigure(&self, settings: &Settings) -> Result<Arc<dyn Harness>, RuntimeError> {
-        cli::reconfigure(&INFO, &self.config, settings)
     }
 }
 

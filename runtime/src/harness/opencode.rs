@@ -15,10 +15,10 @@ use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
-use super::cli::{self, count, json_line, text, CliConfig, CliInfo, Readiness};
+use super::cli::{self, count, json_line, text, AgentCli, CliConfig, CliInfo, Flag, Readiness};
 use super::{
-    Can, Capabilities, Effort, Harness, HarnessEvent, Launch, LaunchError, LineMemory,
-    ProcessHarness, RuntimeError, Settings, Stream, Tokens, TurnLaunch, UsageBasis,
+    Can, Capabilities, Effort, Harness, HarnessEvent, Launch, LaunchError, LineMemory, Stream,
+    Tokens, TurnLaunch, UsageBasis,
 };
 
 static CAPABILITIES: Capabilities = Capabilities {
@@ -39,6 +39,8 @@ pub static INFO: CliInfo = CliInfo {
     package: "opencode-ai",
     tested: "1.18.33",
     capabilities: &CAPABILITIES,
+    model_flag: Flag::Named("-m"),
+    effort_flag: Flag::Named("--variant"),
     open: |config| Arc::new(Opencode { config }) as Arc<dyn Harness>,
     readiness,
     checks: cli::no_checks,
@@ -52,17 +54,11 @@ pub struct Opencode {
     config: CliConfig,
 }
 
-impl ProcessHarness for Opencode {
-    fn name(&self) -> &'static str {
-        "opencode"
-    }
+impl AgentCli for Opencode {
+    const INFO: &'static CliInfo = &INFO;
 
-    fn describe(&self) -> Value {
-        self.config.describe("opencode")
-    }
-
-    fn capabilities(&self) -> &'static Capabilities {
-        &CAPABILITIES
+    fn config(&self) -> &CliConfig {
+        &self.config
     }
 
     fn launch(&self, turn: &TurnLaunch<'_>) -> Result<Launch, LaunchError> {
@@ -70,13 +66,7 @@ impl ProcessHarness for Opencode {
         if let Some(session) = turn.resume {
             args.extend(["-s".into(), session.to_string()]);
         }
-        if let Some(model) = &self.config.model {
-            args.extend(["-m".into(), model.clone()]);
-        }
-        if let Some(effort) = &self.config.effort {
-            args.extend(["--variant".into(), effort.clone()]);
-        }
-        args.extend(self.config.args.iter().cloned());
+        args.extend(INFO.chosen_args(&self.config));
         args.push(cli::prompt_argument(turn.prompt)?);
         let inline = std::env::var(INLINE_CONFIG).ok();
         let config = allow_launcher(inline.as_deref(), &turn.launcher.display().to_string())?;
@@ -92,10 +82,6 @@ impl ProcessHarness for Opencode {
         json_line(line)
             .map(|event| read_event(&event))
             .unwrap_or_default()
-    }
-
-    fn reconfigure(&self, settings: &Settings) -> Result<Arc<dyn Harness>, RuntimeError> {
-        cli::reconfigure(&INFO, &self.config, settings)
     }
 }
 

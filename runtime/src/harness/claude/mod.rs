@@ -23,13 +23,12 @@ mod stream;
 
 use std::sync::Arc;
 
-use serde_json::{json, Value};
+use serde_json::json;
 
-use crate::harness::cli::{self, json_line, CliConfig, CliInfo, Readiness};
+use crate::harness::cli::{self, json_line, AgentCli, CliConfig, CliInfo, Flag, Readiness};
 use crate::harness::{
     BoxFuture, Can, Capabilities, Compacted, Effort, Forked, Harness, HarnessEvent, Launch,
-    LaunchError, LineMemory, OpEnd, ProcessHarness, RuntimeError, SessionOp, Settings, Stream,
-    TurnLaunch,
+    LaunchError, LineMemory, OpEnd, SessionOp, Stream, TurnLaunch,
 };
 use stream::read_event;
 
@@ -49,6 +48,8 @@ pub static INFO: CliInfo = CliInfo {
     package: "@anthropic-ai/claude-code",
     tested: "2.1.332",
     capabilities: &CAPABILITIES,
+    model_flag: Flag::Named("--model"),
+    effort_flag: Flag::Named("--effort"),
     open: |config| Arc::new(Claude { config }) as Arc<dyn Harness>,
     readiness,
     checks: cli::no_checks,
@@ -59,17 +60,11 @@ pub struct Claude {
     config: CliConfig,
 }
 
-impl ProcessHarness for Claude {
-    fn name(&self) -> &'static str {
-        "claude"
-    }
+impl AgentCli for Claude {
+    const INFO: &'static CliInfo = &INFO;
 
-    fn describe(&self) -> Value {
-        self.config.describe("claude")
-    }
-
-    fn capabilities(&self) -> &'static Capabilities {
-        &CAPABILITIES
+    fn config(&self) -> &CliConfig {
+        &self.config
     }
 
     fn launch(&self, turn: &TurnLaunch<'_>) -> Result<Launch, LaunchError> {
@@ -87,13 +82,7 @@ impl ProcessHarness for Claude {
             "--settings".into(),
             hook_settings(&launcher),
         ]);
-        if let Some(model) = &self.config.model {
-            args.extend(["--model".into(), model.clone()]);
-        }
-        if let Some(effort) = &self.config.effort {
-            args.extend(["--effort".into(), effort.clone()]);
-        }
-        args.extend(self.config.args.iter().cloned());
+        args.extend(INFO.chosen_args(&self.config));
         Ok(self
             .config
             .launch(turn, args, Some(turn.prompt.to_string()), Vec::new()))
@@ -108,16 +97,12 @@ impl ProcessHarness for Claude {
             .unwrap_or_default()
     }
 
-    fn reconfigure(&self, settings: &Settings) -> Result<Arc<dyn Harness>, RuntimeError> {
-        cli::reconfigure(&INFO, &self.config, settings)
-    }
-
     fn fork<'a>(&'a self, op: SessionOp<'a>) -> BoxFuture<'a, OpEnd<Forked>> {
         Box::pin(session::fork(&INFO, &self.config, op))
     }
 
     fn compact<'a>(&'a self, op: SessionOp<'a>, focus: &'a str) -> BoxFuture<'a, OpEnd<Compacted>> {
-        Box::pin(session::compact(&self.config, op, focus))
+        Box::pin(session::compact(&INFO, &self.config, op, focus))
     }
 }
 

@@ -39,9 +39,7 @@ pub(super) async fn fork(
         "--output-format".into(),
         "json".into(),
     ];
-    if let Some(model) = &config.model {
-        args.extend(["--model".into(), model.clone()]);
-    }
+    args.extend(info.model_args(config));
     args.extend(config.args.iter().cloned());
     let launch = session::launch(&config.program, args, &op, "/cost".into(), false);
     let expected = new.clone();
@@ -76,6 +74,7 @@ fn read_fork(row: &Value, expected: &str) -> Option<Result<(), String>> {
 }
 
 pub(super) async fn compact(
+    info: &CliInfo,
     config: &CliConfig,
     op: SessionOp<'_>,
     focus: &str,
@@ -93,13 +92,7 @@ pub(super) async fn compact(
     ]
     .map(String::from)
     .to_vec();
-    if let Some(model) = &config.model {
-        args.extend(["--model".into(), model.clone()]);
-    }
-    if let Some(effort) = &config.effort {
-        args.extend(["--effort".into(), effort.clone()]);
-    }
-    args.extend(config.args.iter().cloned());
+    args.extend(info.chosen_args(config));
     let stdin = format!("/compact {}", one_line(focus));
     let launch = session::launch(&config.program, args, &op, stdin, false);
     let mut reading = CompactReading::default();

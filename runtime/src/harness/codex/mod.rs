@@ -32,11 +32,12 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::harness::cli::{self, count, json_line, text, Check, CliConfig, CliInfo, Readiness};
+use crate::harness::cli::{
+    self, count, json_line, text, AgentCli, Check, CliConfig, CliInfo, Flag, Readiness,
+};
 use crate::harness::{
     BoxFuture, Can, Capabilities, Compacted, Effort, Forked, Harness, HarnessEvent, Launch,
-    LaunchError, LineMemory, OpEnd, ProcessHarness, RuntimeError, SessionOp, Settings, Stream,
-    Tokens, TurnLaunch, UsageBasis,
+    LaunchError, LineMemory, OpEnd, SessionOp, Stream, Tokens, TurnLaunch, UsageBasis,
 };
 use config::CodexConfig;
 use sandbox::SANDBOX;
@@ -57,6 +58,8 @@ pub static INFO: CliInfo = CliInfo {
     package: "@openai/codex",
     tested: "0.171.0",
     capabilities: &CAPABILITIES,
+    model_flag: Flag::Named("-m"),
+    effort_flag: Flag::Setting("model_reasoning_effort"),
     open: |config| Arc::new(Codex { config }) as Arc<dyn Harness>,
     readiness,
     checks,
@@ -67,17 +70,11 @@ pub struct Codex {
     config: CliConfig,
 }
 
-impl ProcessHarness for Codex {
-    fn name(&self) -> &'static str {
-        "codex"
-    }
+impl AgentCli for Codex {
+    const INFO: &'static CliInfo = &INFO;
 
-    fn describe(&self) -> Value {
-        self.config.describe("codex")
-    }
-
-    fn capabilities(&self) -> &'static Capabilities {
-        &CAPABILITIES
+    fn config(&self) -> &CliConfig {
+        &self.config
     }
 
     fn launch(&self, turn: &TurnLaunch<'_>) -> Result<Launch, LaunchError> {
@@ -87,13 +84,7 @@ impl ProcessHarness for Codex {
         }
         args.extend(["--json", "--skip-git-repo-check"].map(String::from));
         args.extend(SANDBOX.map(String::from));
-        if let Some(model) = &self.config.model {
-            args.extend(["-m".into(), model.clone()]);
-        }
-        if let Some(effort) = &self.config.effort {
-            args.extend(["-c".into(), format!("model_reasoning_effort=\"{effort}\"")]);
-        }
-        args.extend(self.config.args.iter().cloned());
+        args.extend(INFO.chosen_args(&self.config));
         // `-`: the prompt is read from stdin, which awf closes once it is written.
         args.push("-".into());
         Ok(self
@@ -123,16 +114,12 @@ impl ProcessHarness for Codex {
         matches!(event, HarnessEvent::Error { message, blocked: true } if sandbox::is_refusal(message))
     }
 
-    fn reconfigure(&self, settings: &Settings) -> Result<Arc<dyn Harness>, RuntimeError> {
-        cli::reconfigure(&INFO, &self.config, settings)
-    }
-
     fn fork<'a>(&'a self, op: SessionOp<'a>) -> BoxFuture<'a, OpEnd<Forked>> {
         Box::pin(session::fork(&INFO, &self.config, op))
     }
 
     fn compact<'a>(&'a self, op: SessionOp<'a>, focus: &'a str) -> BoxFuture<'a, OpEnd<Compacted>> {
-        Box::pin(session::compact(&self.config, op, focus))
+        Box::pin(session::compact(&INFO, &self.config, op, focus))
     }
 }
 
@@ -402,7 +389,7 @@ mod tests {
     #[test]
     fn describes_itself_with_its_choices() {
         assert_eq!(
-            ProcessHarness::describe(&codex(Some("gpt-5"), None)),
+            Harness::describe(&codex(Some("gpt-5"), None)),
             json!({"kind": "codex", "program": "/usr/bin/codex", "model": "gpt-5"})
         );
     }

@@ -16,16 +16,15 @@ use crate::harness::cli::{count, json_line, text, CliConfig, CliInfo};
 use crate::harness::session::{self, converse, rpc, Exchange, SessionOp};
 use crate::harness::{Compacted, Forked, OpEnd, Tokens};
 
-/// `codex app-server` with the sandbox and shell settings of `codex exec` turns.
-fn app_server_args(config: &CliConfig) -> Vec<String> {
+/// `codex app-server` with the sandbox and shell settings of `codex exec` turns (the model goes
+/// in each thread request).
+fn app_server_args(info: &CliInfo, config: &CliConfig) -> Vec<String> {
     let mut args: Vec<String> = ["app-server", "--listen", "stdio://"]
         .iter()
         .chain(SANDBOX.iter())
         .map(|a| a.to_string())
         .collect();
-    if let Some(effort) = &config.effort {
-        args.extend(["-c".into(), format!("model_reasoning_effort=\"{effort}\"")]);
-    }
+    args.extend(info.effort_args(config));
     args
 }
 
@@ -66,7 +65,7 @@ pub(super) async fn fork(
     requests.push(rpc(Some(2), "thread/fork", thread_params(parent, config)));
     let launch = session::launch(
         &config.program,
-        app_server_args(config),
+        app_server_args(info, config),
         &op,
         lines(requests),
         true,
@@ -104,6 +103,7 @@ fn read_fork(row: &Value) -> Option<Result<String, String>> {
 }
 
 pub(super) async fn compact(
+    info: &CliInfo,
     config: &CliConfig,
     op: SessionOp<'_>,
     focus: &str,
@@ -129,7 +129,7 @@ pub(super) async fn compact(
     ));
     let launch = session::launch(
         &config.program,
-        app_server_args(config),
+        app_server_args(info, config),
         &op,
         lines(requests),
         true,

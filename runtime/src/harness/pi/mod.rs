@@ -21,11 +21,13 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::harness::attempt::default_end;
-use crate::harness::cli::{self, count, json_line, text, CliConfig, CliInfo, Readiness};
+use crate::harness::cli::{
+    self, count, json_line, text, AgentCli, CliConfig, CliInfo, Flag, Readiness,
+};
 use crate::harness::{
     AttemptEnd, BoxFuture, Can, Capabilities, Compacted, Effort, Forked, Harness, HarnessEvent,
-    Launch, LaunchError, LineMemory, OpEnd, ProcessExit, ProcessHarness, RuntimeError, SessionOp,
-    Settings, Stream, Tokens, TurnLaunch, UsageBasis,
+    Launch, LaunchError, LineMemory, OpEnd, ProcessExit, SessionOp, Stream, Tokens, TurnLaunch,
+    UsageBasis,
 };
 
 static CAPABILITIES: Capabilities = Capabilities {
@@ -44,6 +46,8 @@ pub static INFO: CliInfo = CliInfo {
     package: "@mariozechner/pi-coding-agent",
     tested: "0.73.1",
     capabilities: &CAPABILITIES,
+    model_flag: Flag::Named("--model"),
+    effort_flag: Flag::Named("--thinking"),
     open: |config| Arc::new(Pi { config }) as Arc<dyn Harness>,
     readiness,
     checks: cli::no_checks,
@@ -54,17 +58,11 @@ pub struct Pi {
     config: CliConfig,
 }
 
-impl ProcessHarness for Pi {
-    fn name(&self) -> &'static str {
-        "pi"
-    }
+impl AgentCli for Pi {
+    const INFO: &'static CliInfo = &INFO;
 
-    fn describe(&self) -> Value {
-        self.config.describe("pi")
-    }
-
-    fn capabilities(&self) -> &'static Capabilities {
-        &CAPABILITIES
+    fn config(&self) -> &CliConfig {
+        &self.config
     }
 
     fn launch(&self, turn: &TurnLaunch<'_>) -> Result<Launch, LaunchError> {
@@ -72,13 +70,7 @@ impl ProcessHarness for Pi {
         if let Some(session) = turn.resume {
             args.extend(["--session".into(), session.to_string()]);
         }
-        if let Some(model) = &self.config.model {
-            args.extend(["--model".into(), model.clone()]);
-        }
-        if let Some(effort) = &self.config.effort {
-            args.extend(["--thinking".into(), effort.clone()]);
-        }
-        args.extend(self.config.args.iter().cloned());
+        args.extend(INFO.chosen_args(&self.config));
         args.push(cli::prompt_argument(turn.prompt)?);
         Ok(self.config.launch(turn, args, None, Vec::new()))
     }
@@ -106,16 +98,12 @@ impl ProcessHarness for Pi {
         }
     }
 
-    fn reconfigure(&self, settings: &Settings) -> Result<Arc<dyn Harness>, RuntimeError> {
-        cli::reconfigure(&INFO, &self.config, settings)
-    }
-
     fn fork<'a>(&'a self, op: SessionOp<'a>) -> BoxFuture<'a, OpEnd<Forked>> {
         Box::pin(session::fork(&INFO, &self.config, op))
     }
 
     fn compact<'a>(&'a self, op: SessionOp<'a>, focus: &'a str) -> BoxFuture<'a, OpEnd<Compacted>> {
-        Box::pin(session::compact(&self.config, op, focus))
+        Box::pin(session::compact(&INFO, &self.config, op, focus))
     }
 }
 

@@ -16,20 +16,14 @@ use crate::harness::cli::{json_line, text, CliConfig, CliInfo};
 use crate::harness::session::{self, converse, Exchange, SessionOp};
 use crate::harness::{Compacted, Forked, OpEnd};
 
-fn rpc_args(config: &CliConfig, session: (&str, &str)) -> Vec<String> {
+fn rpc_args(info: &CliInfo, config: &CliConfig, session: (&str, &str)) -> Vec<String> {
     let mut args: Vec<String> = vec![
         "--mode".into(),
         "rpc".into(),
         session.0.into(),
         session.1.into(),
     ];
-    if let Some(model) = &config.model {
-        args.extend(["--model".into(), model.clone()]);
-    }
-    if let Some(effort) = &config.effort {
-        args.extend(["--thinking".into(), effort.clone()]);
-    }
-    args.extend(config.args.iter().cloned());
+    args.extend(info.chosen_args(config));
     args
 }
 
@@ -44,7 +38,7 @@ pub(super) async fn fork(
     };
     let launch = session::launch(
         &config.program,
-        rpc_args(config, ("--fork", parent)),
+        rpc_args(info, config, ("--fork", parent)),
         &op,
         "{\"type\":\"get_state\"}\n".into(),
         true,
@@ -65,6 +59,7 @@ pub(super) async fn fork(
 }
 
 pub(super) async fn compact(
+    info: &CliInfo,
     config: &CliConfig,
     op: SessionOp<'_>,
     focus: &str,
@@ -75,7 +70,7 @@ pub(super) async fn compact(
     let request = json!({ "type": "compact", "customInstructions": focus }).to_string() + "\n";
     let launch = session::launch(
         &config.program,
-        rpc_args(config, ("--session", id)),
+        rpc_args(info, config, ("--session", id)),
         &op,
         request,
         true,
