@@ -416,6 +416,22 @@ fn every_command_names_what_exists() {
     );
 }
 
+/// A harness's source: its one file (`gemini.rs`) or every file of its folder (`codex/`).
+fn harness_source(dir: &Path, harness: &str) -> std::io::Result<String> {
+    let folder = dir.join(harness);
+    if !folder.is_dir() {
+        return std::fs::read_to_string(dir.join(format!("{harness}.rs")));
+    }
+    let mut source = String::new();
+    for entry in std::fs::read_dir(folder)? {
+        let path = entry?.path();
+        if path.extension().is_some_and(|e| e == "rs") {
+            source.push_str(&std::fs::read_to_string(path)?);
+        }
+    }
+    Ok(source)
+}
+
 #[test]
 fn every_agent_cli_command_line_is_the_one_awf_runs() {
     let mut problems = Vec::new();
@@ -426,7 +442,7 @@ fn every_agent_cli_command_line_is_the_one_awf_runs() {
         };
         seen += 1;
         let dir = workspace().join("runtime/src/harness");
-        let source = std::fs::read_to_string(dir.join(format!("{harness}.rs")))
+        let source = harness_source(&dir, harness)
             .unwrap_or_else(|e| panic!("{}:{}: harness {harness}: {e}", block.page, block.line));
         let shared = std::fs::read_to_string(dir.join("cli.rs")).unwrap();
         for (i, line) in block.body.lines().enumerate() {

@@ -12,26 +12,14 @@ use crate::failure::Failure;
 /// The typings, by file name, from the checkout's typings/ at build time (through cli/typings, a
 /// link to it, so that the crate carries them when packaged).
 pub const TYPINGS: &[(&str, &str)] = &[
-    (
-        "globals.d.ts",
-        include_str!("../../typings/globals.d.ts"),
-    ),
-    (
-        "agentswf.d.ts",
-        include_str!("../../typings/agentswf.d.ts"),
-    ),
+    ("globals.d.ts", include_str!("../../typings/globals.d.ts")),
+    ("agentswf.d.ts", include_str!("../../typings/agentswf.d.ts")),
     (
         "agentswf-testing.d.ts",
         include_str!("../../typings/agentswf-testing.d.ts"),
     ),
-    (
-        "typebox.d.ts",
-        include_str!("../../typings/typebox.d.ts"),
-    ),
-    (
-        "bun-test.d.ts",
-        include_str!("../../typings/bun-test.d.ts"),
-    ),
+    ("typebox.d.ts", include_str!("../../typings/typebox.d.ts")),
+    ("bun-test.d.ts", include_str!("../../typings/bun-test.d.ts")),
 ];
 
 pub fn run(args: TypingsArgs) -> i32 {

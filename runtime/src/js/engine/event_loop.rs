@@ -178,7 +178,7 @@ impl JsHost {
                 if let Some(call) = &call {
                     self.state.call_stop.enter(call);
                 }
-                self.deliver_request(&kind, &payload, call.as_deref(), reply);
+                self.deliver_request(kind, &payload, call.as_deref(), reply);
             }
         }
         self.state.clear_async_context();

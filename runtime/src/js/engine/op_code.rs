@@ -206,4 +206,34 @@ mod tests {
             }
         }
     }
+
+    /// The TS side's table is js/errors.ts: no built-in spells an `AwfError`'s code itself.
+    #[test]
+    fn the_built_ins_take_their_awf_error_codes_from_js_errors_ts() {
+        fn walk(dir: &std::path::Path, found: &mut Vec<String>) {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    walk(&path, found);
+                } else if path.extension().is_some_and(|e| e == "ts") {
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    for (at, _) in text.match_indices("new AwfError(") {
+                        let rest = text[at + "new AwfError(".len()..].trim_start();
+                        if rest.starts_with('"') || rest.starts_with('`') {
+                            found.push(path.display().to_string());
+                        }
+                    }
+                }
+            }
+        }
+        let mut found = Vec::new();
+        walk(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../js"),
+            &mut found,
+        );
+        assert!(
+            found.is_empty(),
+            "spelled where js/errors.ts's CODES should be named: {found:?}"
+        );
+    }
 }
