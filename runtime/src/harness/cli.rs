@@ -105,6 +105,14 @@ impl CliInfo {
         self.effort_flag.args(config.effort.as_deref())
     }
 
+    /// A fork into `session`: a new agent of this CLI with the same settings.
+    pub fn forked(&self, config: &CliConfig, session: String) -> Forked {
+        Forked {
+            harness: (self.open)(config.clone()),
+            session: Some(session),
+        }
+    }
+
     /// All `config` chose, as the CLI's arguments: the model, the effort level, `runtime.args`.
     pub fn chosen_args(&self, config: &CliConfig) -> Vec<String> {
         let mut args = self.model_args(config);

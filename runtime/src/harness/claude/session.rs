@@ -46,10 +46,7 @@ pub(super) async fn fork(
     let read = Box::new(move |line: &str| read_fork(&json_line(line)?, &expected));
     converse(&op, Exchange { launch, read })
         .await
-        .map(|()| Forked {
-            harness: (info.open)(config.clone()),
-            session: Some(new),
-        })
+        .map(|()| info.forked(config, new))
 }
 
 fn read_fork(row: &Value, expected: &str) -> Option<Result<(), String>> {

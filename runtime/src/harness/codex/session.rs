@@ -14,18 +14,28 @@ use serde_json::{json, Value};
 use super::sandbox::SANDBOX;
 use crate::harness::cli::{count, json_line, text, CliConfig, CliInfo};
 use crate::harness::session::{self, converse, rpc, Exchange, SessionOp};
-use crate::harness::{Compacted, Forked, OpEnd, Tokens};
+use crate::harness::{Compacted, Forked, Launch, OpEnd, Tokens};
 
 /// `codex app-server` with the sandbox and shell settings of `codex exec` turns (the model goes
-/// in each thread request).
-fn app_server_args(info: &CliInfo, config: &CliConfig) -> Vec<String> {
+/// in each thread request), told `requests` after the lines that open a conversation.
+fn app_server(
+    info: &CliInfo,
+    config: &CliConfig,
+    op: &SessionOp<'_>,
+    requests: Vec<String>,
+) -> Launch {
     let mut args: Vec<String> = ["app-server", "--listen", "stdio://"]
         .iter()
         .chain(SANDBOX.iter())
         .map(|a| a.to_string())
         .collect();
     args.extend(info.effort_args(config));
-    args
+    let stdin = hello()
+        .into_iter()
+        .chain(requests)
+        .map(|l| l + "\n")
+        .collect();
+    session::launch(&config.program, args, op, stdin, true)
 }
 
 /// The lines that open a conversation with the app-server.
@@ -48,10 +58,6 @@ fn thread_params(thread: &str, config: &CliConfig) -> Value {
     params
 }
 
-fn lines(lines: Vec<String>) -> String {
-    lines.into_iter().map(|l| l + "\n").collect()
-}
-
 /// A fork of the agent's thread, as a new agent of `info` (codex) with the same settings.
 pub(super) async fn fork(
     info: &'static CliInfo,
@@ -61,22 +67,12 @@ pub(super) async fn fork(
     let Some(parent) = op.session else {
         return OpEnd::Failed("the agent has no codex thread to fork yet".into());
     };
-    let mut requests = hello();
-    requests.push(rpc(Some(2), "thread/fork", thread_params(parent, config)));
-    let launch = session::launch(
-        &config.program,
-        app_server_args(info, config),
-        &op,
-        lines(requests),
-        true,
-    );
+    let requests = vec![rpc(Some(2), "thread/fork", thread_params(parent, config))];
+    let launch = app_server(info, config, &op, requests);
     let read = Box::new(|line: &str| read_fork(&json_line(line)?));
     converse(&op, Exchange { launch, read })
         .await
-        .map(|thread| Forked {
-            harness: (info.open)(config.clone()),
-            session: Some(thread),
-        })
+        .map(|thread| info.forked(config, thread))
 }
 
 /// An error answer to any request, as a failure.
@@ -111,29 +107,24 @@ pub(super) async fn compact(
     let Some(thread) = op.session else {
         return OpEnd::Failed("the agent has no codex thread to compact yet".into());
     };
-    let mut requests = hello();
-    requests.push(rpc(Some(2), "thread/resume", thread_params(thread, config)));
-    requests.push(rpc(
-        Some(3),
-        "thread/inject_items",
-        json!({ "threadId": thread, "items": [{
-            "type": "message",
-            "role": "user",
-            "content": [{ "type": "input_text", "text": focus_message(focus) }],
-        }]}),
-    ));
-    requests.push(rpc(
-        Some(4),
-        "thread/compact/start",
-        json!({ "threadId": thread }),
-    ));
-    let launch = session::launch(
-        &config.program,
-        app_server_args(info, config),
-        &op,
-        lines(requests),
-        true,
-    );
+    let requests = vec![
+        rpc(Some(2), "thread/resume", thread_params(thread, config)),
+        rpc(
+            Some(3),
+            "thread/inject_items",
+            json!({ "threadId": thread, "items": [{
+                "type": "message",
+                "role": "user",
+                "content": [{ "type": "input_text", "text": focus_message(focus) }],
+            }]}),
+        ),
+        rpc(
+            Some(4),
+            "thread/compact/start",
+            json!({ "threadId": thread }),
+        ),
+    ];
+    let launch = app_server(info, config, &op, requests);
     let mut reading = CompactReading::default();
     let read = Box::new(move |line: &str| reading.row(&json_line(line)?));
     converse(&op, Exchange { launch, read }).await

@@ -52,10 +52,7 @@ pub(super) async fn fork(
     });
     converse(&op, Exchange { launch, read })
         .await
-        .map(|id| Forked {
-            harness: (info.open)(config.clone()),
-            session: Some(id),
-        })
+        .map(|id| info.forked(config, id))
 }
 
 pub(super) async fn compact(
