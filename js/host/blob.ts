@@ -7,7 +7,7 @@
 // Reached through the globals (js/host/lazy_global.ts) and the imports of form_data.ts and
 // fetch.ts: the same module.
 
-import { bytesOf, decodeUtf8, encodeUtf8 } from "./encoding.ts";
+import { bytesOf, concatBytes, decodeUtf8, encodeUtf8 } from "./encoding.ts";
 
 const inspectCustom = Symbol.for("nodejs.util.inspect.custom");
 
@@ -47,7 +47,7 @@ export class Blob {
         code: "ERR_NOT_SUPPORTED",
       });
     }
-    this.#bytes = concat(Array.from(parts, partBytes));
+    this.#bytes = concatBytes(Array.from(parts, partBytes));
     this.#type = mediaType(options.type);
   }
 
@@ -120,16 +120,6 @@ function partBytes(part: unknown): Uint8Array {
   if (part instanceof Blob) return bytesOfBlob(part);
   if (part instanceof ArrayBuffer || ArrayBuffer.isView(part)) return bytesOf(part);
   return encodeUtf8(String(part));
-}
-
-function concat(chunks: Uint8Array[]): Uint8Array {
-  const all = new Uint8Array(chunks.reduce((total, chunk) => total + chunk.length, 0));
-  let at = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, at);
-    at += chunk.length;
-  }
-  return all;
 }
 
 /** The standard's rule: a type with a character outside U+0020..U+007E is dropped; the rest is lowercased. */

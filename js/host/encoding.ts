@@ -20,6 +20,17 @@ function describe(value: unknown): string {
   return `type ${typeof value} (${String(value).slice(0, 25)})`;
 }
 
+/** The chunks one after the other, in one new array. */
+export function concatBytes(chunks: readonly Uint8Array[]): Uint8Array {
+  const all = new Uint8Array(chunks.reduce((total, chunk) => total + chunk.length, 0));
+  let at = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, at);
+    at += chunk.length;
+  }
+  return all;
+}
+
 /** A JS string as UTF-8, lone surrogates as U+FFFD. */
 export function encodeUtf8(text: string): Uint8Array {
   return ops.utf8_encode(text.toWellFormed());

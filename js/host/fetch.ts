@@ -17,7 +17,7 @@ import { type AwfError, opAsync } from "../core.ts";
 type AbortModule = typeof import("./abort.ts");
 const { AbortController, AbortSignal } = globalThis as unknown as AbortModule;
 type AbortSignal = InstanceType<AbortModule["AbortSignal"]>;
-import { bytesOf, decodeUtf8, encodeUtf8 } from "./encoding.ts";
+import { bytesOf, concatBytes, decodeUtf8, encodeUtf8 } from "./encoding.ts";
 import { Blob, blobBytes } from "./blob.ts";
 import { FormData, encodeMultipart, parseFormBody } from "./form_data.ts";
 
@@ -382,18 +382,10 @@ abstract class Body {
     if (source.kind === "none") return new Uint8Array(0);
     if (source.kind === "bytes") return source.bytes;
     const chunks: Uint8Array[] = [];
-    let total = 0;
     for (let chunk = await source.cursor.next(); chunk !== undefined; chunk = await source.cursor.next()) {
       chunks.push(chunk);
-      total += chunk.length;
     }
-    const all = new Uint8Array(total);
-    let at = 0;
-    for (const chunk of chunks) {
-      all.set(chunk, at);
-      at += chunk.length;
-    }
-    return all;
+    return concatBytes(chunks);
   }
 
   async bytes(): Promise<Uint8Array> {

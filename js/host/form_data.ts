@@ -6,7 +6,7 @@
 // Reached through the global (js/host/lazy_global.ts) and fetch's import: the same module.
 
 import { Blob, File, blobBytes } from "./blob.ts";
-import { decodeUtf8, encodeUtf8 } from "./encoding.ts";
+import { concatBytes, decodeUtf8, encodeUtf8 } from "./encoding.ts";
 
 const inspectCustom = Symbol.for("nodejs.util.inspect.custom");
 
@@ -116,13 +116,7 @@ export function encodeMultipart(form: FormData): { bytes: Uint8Array; type: stri
     }
   }
   parts.push(`--${boundary}--\r\n`);
-  const chunks = parts.map((part) => (typeof part === "string" ? encodeUtf8(part) : part));
-  const bytes = new Uint8Array(chunks.reduce((total, chunk) => total + chunk.length, 0));
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.length;
-  }
+  const bytes = concatBytes(parts.map((part) => (typeof part === "string" ? encodeUtf8(part) : part)));
   return { bytes, type: `multipart/form-data; boundary=${boundary}` };
 }
 
