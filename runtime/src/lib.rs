@@ -15,6 +15,7 @@
 //! - `os`: what awf asks of Linux: /proc, cgroup v2, the open-file limit.
 //! - `records`: the run folder, events.jsonl, output.json, `awf logs`.
 //! - `progress`: what `awf run` shows while a run works (the live view) and when it ends.
+//! - `sandbox`: agent sandboxes (bubblewrap), their network grants and proxy.
 //! - `testing`: `awf test`.
 //! - `upcall`: the seam through which the concerns call into workflow code (tool handlers,
 //!   messages, a test's scripts), which the engine implements.
@@ -36,6 +37,7 @@ pub mod paths;
 pub mod progress;
 pub mod records;
 pub mod run;
+pub mod sandbox;
 pub mod schema;
 pub mod testing;
 pub mod tools;
