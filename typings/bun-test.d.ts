@@ -53,10 +53,11 @@ declare module "bun:test" {
     readonly skip: TestFunction;
     /** Listed as todo; the body, if given, does not run. */
     readonly todo: TestFunction;
-    /** Passes when the body fails, and fails when it passes. */
+    /** Passes when the body fails (or an error nobody caught, from a timer say, comes while it runs), and fails when it passes. */
     readonly failing: TestFunction;
-    /** Loads and reports as in bun; awf runs the tests one after another. */
+    /** Loads and reports as in bun; awf runs the tests one after another. Snapshot-file matchers throw in it, as in bun. */
     readonly concurrent: Test;
+    /** Not concurrent, even inside a `describe.concurrent`. */
     readonly serial: Test;
     /** Runs the test when `condition` is truthy, else skips it. */
     if(condition: unknown): TestFunction;

@@ -65,7 +65,8 @@ export interface TestFailure {
 
 /** The results of one test file, in the order they happen. */
 export interface TestEvents {
-  start(test: TestInfo): void;
+  /** `failing` for a `test.failing`: an error nobody caught while it runs makes it pass. */
+  start(test: TestInfo, failing: boolean): void;
   pass(test: TestInfo, durationMs: number): void;
   fail(test: TestInfo, durationMs: number, failure: TestFailure): void;
   skip(test: TestInfo): void;
@@ -113,6 +114,8 @@ export interface TestOptions {
 export type Label = string | number | Function;
 
 type Mark = "run" | "only" | "skip" | "todo";
+/** `.concurrent` or `.serial`, or "inherit": as the describe around it (the file's top level is serial). */
+type Concurrency = "inherit" | "concurrent" | "serial";
 /** How a test's outcome is read: `failing` passes when the body fails, and fails when it passes. */
 type Expecting = "pass" | "failing";
 
@@ -139,6 +142,7 @@ interface Suite {
   /** The describe body and its `.each` row values; none for the file's top level. */
   readonly body: TestBody | undefined;
   readonly args: readonly unknown[];
+  readonly concurrency: Concurrency;
 }
 
 interface TestCase {
@@ -153,29 +157,40 @@ interface TestCase {
   readonly retry: number;
   readonly repeats: number;
   readonly expecting: Expecting;
+  readonly concurrency: Concurrency;
 }
 
-let root = newSuite("", undefined, "run", undefined, []);
+/** How a test is registered: by which of `test`'s functions. */
+interface TestKind {
+  readonly mark: Mark;
+  readonly expecting: Expecting;
+  readonly concurrency: Concurrency;
+}
+
+let root = newSuite("", undefined, "run", undefined, [], "serial");
 /** The describe whose body is running now; tests and hooks register into it. */
 let current: Suite = root;
 /** loading: the file's module evaluates; collecting: describe bodies run; running: tests run. */
 let phase: "loading" | "collecting" | "running" = "loading";
 /** The test between its start and its result (its hooks included); snapshots are named after it. */
 let runningTest: TestCase | undefined;
+/** `afterAll` and `afterEach` called while the running test ran: they run after it, once, as in bun. */
+let runningTestHooks: { afterAll: Hook[]; afterEach: Hook[] } = { afterAll: [], afterEach: [] };
 /** The tests that ran and passed: a snapshot such a test did not check is obsolete. */
 const passedTests = new Set<TestCase>();
 // The host's next test file registers its own tests.
 onHostReset(() => {
-  root = newSuite("", undefined, "run", undefined, []);
+  root = newSuite("", undefined, "run", undefined, [], "serial");
   current = root;
   phase = "loading";
   runningTest = undefined;
+  runningTestHooks = { afterAll: [], afterEach: [] };
   passedTests.clear();
 });
 
-function newSuite(name: string, parent: Suite | undefined, mark: Mark, body: TestBody | undefined, args: readonly unknown[]): Suite {
+function newSuite(name: string, parent: Suite | undefined, mark: Mark, body: TestBody | undefined, args: readonly unknown[], concurrency: Concurrency): Suite {
   const hooks = { beforeAll: [], afterAll: [], beforeEach: [], afterEach: [] };
-  return { kind: "suite", name, parent, mark, children: [], hooks, body, args };
+  return { kind: "suite", name, parent, mark, children: [], hooks, body, args, concurrency };
 }
 
 function refuseWhileRunning(what: string): void {
@@ -184,7 +199,7 @@ function refuseWhileRunning(what: string): void {
   }
 }
 
-function addTest(mark: Mark, expecting: Expecting, label: Label, body: TestBody | undefined, options: number | TestOptions | undefined, args: readonly unknown[]): void {
+function addTest({ mark, expecting, concurrency }: TestKind, label: Label, body: TestBody | undefined, options: number | TestOptions | undefined, args: readonly unknown[]): void {
   refuseWhileRunning("test");
   // A test without a body can only be a placeholder: bun lists it as todo.
   const effectiveMark = body === undefined ? "todo" : mark;
@@ -201,6 +216,7 @@ function addTest(mark: Mark, expecting: Expecting, label: Label, body: TestBody 
     retry: counted(settings.retry),
     repeats: counted(settings.repeats),
     expecting,
+    concurrency,
   });
 }
 
@@ -212,15 +228,20 @@ function testArguments(second: unknown, third: unknown): { body: TestBody | unde
 }
 
 /** The body runs later, in `collect`: bun runs every describe body after the file's top-level code. */
-function addSuite(mark: Mark, label: Label | TestBody, maybeBody: TestBody | undefined, args: readonly unknown[]): void {
+function addSuite(mark: Mark, concurrency: Concurrency, label: Label | TestBody, maybeBody: TestBody | undefined, args: readonly unknown[]): void {
   refuseWhileRunning("describe");
   // `describe(fn)` without a label is named after the function, as in bun.
   const body = typeof label === "function" && maybeBody === undefined ? (label as TestBody) : maybeBody;
   if (typeof body !== "function") throw new TypeError(`describe() expects a function, got ${format(body)}`);
-  current.children.push(newSuite(labelText(label as Label), current, mark, body, args));
+  current.children.push(newSuite(labelText(label as Label), current, mark, body, args, concurrency));
 }
 
 function addHook(kind: keyof Hooks, body: TestBody, timeoutMs: number | undefined): void {
+  if (phase === "running" && runningTest && (kind === "afterAll" || kind === "afterEach")) {
+    if (typeof body !== "function") throw new TypeError(`${kind}() expects a function`);
+    runningTestHooks[kind].push({ body, timeoutMs });
+    return;
+  }
   refuseWhileRunning(kind);
   if (typeof body !== "function") throw new TypeError(`${kind}() expects a function`);
   current.hooks[kind].push({ body, timeoutMs });
@@ -252,8 +273,9 @@ export interface Test extends TestFunction {
   readonly todo: TestFunction;
   /** Passes when the body fails (bun's `test.failing`). */
   readonly failing: TestFunction;
-  /** Registered and reported; awf runs them one after another. */
+  /** Registered and reported; awf runs them one after another. Snapshot files refuse a concurrent test, as in bun. */
   readonly concurrent: Test;
+  /** Not concurrent, even in a `describe.concurrent`. */
   readonly serial: Test;
   /** Runs the test when `condition` is truthy, else skips it. */
   if(condition: unknown): TestFunction;
@@ -271,34 +293,35 @@ export interface Describe extends DescribeFunction {
   readonly only: DescribeFunction;
   readonly skip: DescribeFunction;
   readonly todo: DescribeFunction;
-  /** Registered and reported; awf runs the tests one after another. */
+  /** Its tests are concurrent ones (unless `.serial`); awf runs them one after another. */
   readonly concurrent: Describe;
+  /** Its tests are not concurrent ones (unless `.concurrent`), even in a `describe.concurrent`. */
   readonly serial: Describe;
   if(condition: unknown): DescribeFunction;
   skipIf(condition: unknown): DescribeFunction;
   todoIf(condition: unknown): DescribeFunction;
 }
 
-function testFunction(mark: Mark, expecting: Expecting = "pass"): TestFunction {
+function testFunction(kind: TestKind): TestFunction {
   const register = (label: Label, second?: unknown, third?: unknown): void => {
     const { body, options } = testArguments(second, third);
-    addTest(mark, expecting, label, body, options, []);
+    addTest(kind, label, body, options, []);
   };
   const each =
     (table: readonly unknown[]): EachRegister =>
     (label: Label, second?: unknown, third?: unknown) => {
       const { body, options } = testArguments(second, third);
-      eachRow(table, label, (name, args) => addTest(mark, expecting, name, body, options, args));
+      eachRow(table, label, (name, args) => addTest(kind, name, body, options, args));
     };
   return Object.assign(register, { each }) as TestFunction;
 }
 
-function describeFunction(mark: Mark): DescribeFunction {
-  const register = (label: Label | (() => unknown), body?: () => unknown): void => addSuite(mark, label, body, []);
+function describeFunction(mark: Mark, concurrency: Concurrency): DescribeFunction {
+  const register = (label: Label | (() => unknown), body?: () => unknown): void => addSuite(mark, concurrency, label, body, []);
   const each =
     (table: readonly unknown[]) =>
     (label: Label, body: TestBody): void =>
-      eachRow(table, label, (name, args) => addSuite(mark, name, body, args));
+      eachRow(table, label, (name, args) => addSuite(mark, concurrency, name, body, args));
   return Object.assign(register, { each });
 }
 
@@ -311,35 +334,47 @@ function eachRow(table: readonly unknown[], label: Label, register: (name: strin
 }
 
 /** `test`, `test.only`, `test.skip`, `test.todo`, `test.each`, `test.if`, `test.skipIf`, `test.todoIf`. */
-function makeTest(): Test {
-  const made = Object.assign(testFunction("run"), {
-    only: testFunction("only"),
-    skip: testFunction("skip"),
-    todo: testFunction("todo"),
-    failing: testFunction("run", "failing"),
-    if: (condition: unknown) => testFunction(condition ? "run" : "skip"),
-    skipIf: (condition: unknown) => testFunction(condition ? "skip" : "run"),
-    todoIf: (condition: unknown) => testFunction(condition ? "todo" : "run"),
-  });
-  return Object.assign(made, { concurrent: made, serial: made }) as unknown as Test;
+function makeTest(concurrency: Concurrency): Test {
+  const kind = (mark: Mark, expecting: Expecting = "pass"): TestFunction => testFunction({ mark, expecting, concurrency });
+  return Object.assign(kind("run"), {
+    only: kind("only"),
+    skip: kind("skip"),
+    todo: kind("todo"),
+    failing: kind("run", "failing"),
+    if: (condition: unknown) => kind(condition ? "run" : "skip"),
+    skipIf: (condition: unknown) => kind(condition ? "skip" : "run"),
+    todoIf: (condition: unknown) => kind(condition ? "todo" : "run"),
+  }) as unknown as Test;
 }
-export const test: Test = makeTest();
+/** `test`, `test.concurrent` and `test.serial`, each with the others as its `.concurrent` and `.serial`. */
+function makeTests(): Test {
+  const tests = { inherit: makeTest("inherit"), concurrent: makeTest("concurrent"), serial: makeTest("serial") };
+  for (const made of Object.values(tests)) Object.assign(made, { concurrent: tests.concurrent, serial: tests.serial });
+  return tests.inherit;
+}
+export const test: Test = makeTests();
 
 export const it: Test = test;
 
 /** `describe`, nested freely, with the same modifiers as `test`. */
-function makeDescribe(): Describe {
-  const made = Object.assign(describeFunction("run"), {
-    only: describeFunction("only"),
-    skip: describeFunction("skip"),
-    todo: describeFunction("todo"),
-    if: (condition: unknown) => describeFunction(condition ? "run" : "skip"),
-    skipIf: (condition: unknown) => describeFunction(condition ? "skip" : "run"),
-    todoIf: (condition: unknown) => describeFunction(condition ? "todo" : "run"),
-  });
-  return Object.assign(made, { concurrent: made, serial: made }) as unknown as Describe;
+function makeDescribe(concurrency: Concurrency): Describe {
+  const kind = (mark: Mark): DescribeFunction => describeFunction(mark, concurrency);
+  return Object.assign(kind("run"), {
+    only: kind("only"),
+    skip: kind("skip"),
+    todo: kind("todo"),
+    if: (condition: unknown) => kind(condition ? "run" : "skip"),
+    skipIf: (condition: unknown) => kind(condition ? "skip" : "run"),
+    todoIf: (condition: unknown) => kind(condition ? "todo" : "run"),
+  }) as unknown as Describe;
 }
-export const describe: Describe = makeDescribe();
+/** `describe`, `describe.concurrent` and `describe.serial`, each with the others as its `.concurrent` and `.serial`. */
+function makeDescribes(): Describe {
+  const describes = { inherit: makeDescribe("inherit"), concurrent: makeDescribe("concurrent"), serial: makeDescribe("serial") };
+  for (const made of Object.values(describes)) Object.assign(made, { concurrent: describes.concurrent, serial: describes.serial });
+  return describes.inherit;
+}
+export const describe: Describe = makeDescribes();
 
 /** Runs once, before the first test of the describe it sits in (or of the file, at the top level). */
 export function beforeAll(body: TestBody, timeoutMs?: number): void {
@@ -432,6 +467,14 @@ function pathOf(test: TestCase): string[] {
 /** A test's snapshot name: its describes' names and its own, joined by spaces, as bun names snapshots. */
 function snapshotNameOf(test: TestCase): string {
   return [...pathOf(test), test.name].join(" ");
+}
+
+/** Whether the test running now is a concurrent one: its own `.concurrent`, else its nearest describe's. */
+export function runningTestIsConcurrent(): boolean {
+  if (runningTest === undefined) return false;
+  let concurrency = runningTest.concurrency;
+  for (let suite: Suite | undefined = runningTest.parent; concurrency === "inherit" && suite; suite = suite.parent) concurrency = suite.concurrency;
+  return concurrency === "concurrent";
 }
 
 /** The snapshot name of the test running now (its hooks included); undefined between tests. */
@@ -573,8 +616,9 @@ class Run {
   private async test(test: TestCase, setupFailure: Caught | undefined): Promise<void> {
     if (this.announceSkipped(test)) return;
     const info = infoOf(test);
-    this.events.start(info);
+    this.events.start(info, test.expecting === "failing");
     runningTest = test;
+    runningTestHooks = { afterAll: [], afterEach: [] };
     const startedAt = performance.now();
     beginTestAssertions();
     let failure = setupFailure;
@@ -586,9 +630,14 @@ class Run {
       let before = this.hooks(beforeEach, "beforeEach hook", true);
       if (before instanceof Promise) before = await before;
       failure = before ?? (await this.body(test));
-      const after = await this.hooks(afterEach, "afterEach hook", false);
+      // Hooks the test registered run first: its afterAll ones, then its afterEach ones (bun's order).
+      const own = runningTestHooks;
+      const after = await this.hooks([...own.afterAll, ...own.afterEach, ...afterEach], "afterEach hook", false);
       failure = failure ?? after;
     }
+    // Rejections nobody handled are reported when the event loop turns: one turn here, so that
+    // one the test left fails it (as in bun), not a later test.
+    await nextTurn();
     const durationMs = performance.now() - startedAt;
     runningTest = undefined;
     if (!failure) passedTests.add(test);
@@ -685,6 +734,10 @@ function judged(test: TestCase, failure: Caught | undefined): Caught | undefined
   return { thrown: new Error("this test is marked as failing but it passed. Remove `.failing` if tested behavior now works") };
 }
 
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
 function infoOf(test: TestCase): TestInfo {
   return { path: pathOf(test), name: test.name };
 }
@@ -717,12 +770,30 @@ async function settled(work: Promise<unknown>): Promise<Caught | undefined> {
   }
 }
 
-/** Calls a body that takes a done callback after its row's values; settles when done is called (or its promise rejects). */
+/**
+ * Calls a body that takes a done callback after its row's values. It settles when done is
+ * called and, if the body returned a promise, that promise has settled too (as in bun: both are
+ * waited for); done called with an error, or the promise rejecting, fails it at once.
+ */
 function withDone(body: TestBody, args: readonly unknown[]): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    const done: DoneCallback = (error) => (error === undefined || error === null ? resolve(undefined) : reject(error));
+    let waitingFor = 1;
+    const oneSettled = (): void => {
+      if (--waitingFor === 0) resolve(undefined);
+    };
+    let doneCalled = false;
+    const done: DoneCallback = (error) => {
+      if (error !== undefined && error !== null) reject(error);
+      else if (!doneCalled) {
+        doneCalled = true;
+        oneSettled();
+      }
+    };
     const result: unknown = body(...args, done);
-    if (isThenable(result)) result.then(undefined, reject);
+    if (isThenable(result)) {
+      waitingFor++;
+      result.then(oneSettled, reject);
+    }
   });
 }
 

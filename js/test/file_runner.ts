@@ -49,7 +49,7 @@ function testJson(test: TestInfo): string {
 }
 
 const events: TestEvents = {
-  start: (test) => ops.test_event(`{"kind":"start","test":${testJson(test)}}`),
+  start: (test, failing) => ops.test_event(`{"kind":"start","test":${testJson(test)}${failing ? ',"failing":true' : ""}}`),
   pass: (test, durationMs) => ops.test_event(`{"kind":"pass","test":${testJson(test)},"durationMs":${Number.isFinite(durationMs) ? durationMs : 0}}`),
   fail: (test, durationMs, failure) => report({ kind: "fail", test, durationMs, failure }),
   skip: (test) => report({ kind: "skip", test }),

@@ -13,7 +13,7 @@
 // Rust side (runtime/src/testing/snapshot_file.rs), and gives the counts for the summary.
 
 import * as ops from "awf:ops";
-import { registeredTests, runningTestName } from "./bun_test.ts";
+import { registeredTests, runningTestIsConcurrent, runningTestName } from "./bun_test.ts";
 import { diff } from "./expect/diff.ts";
 import { equals, isObject } from "./expect/equality.ts";
 import { format } from "./expect/format.ts";
@@ -191,6 +191,8 @@ function isPlainObject(value: unknown): value is object {
 function check(value: unknown, hint: string): Verdict {
   const test = runningTestName();
   if (test === undefined) throw new MatcherUsageError("Matcher error: Snapshot matchers cannot be used outside of a test");
+  // As bun: a concurrent test's snapshots would be numbered in whatever order its peers ran.
+  if (runningTestIsConcurrent()) throw new Error("Snapshot matchers are not supported in concurrent tests\nhint: make this test serial (`test.serial`, or no `.concurrent`), or compare with toEqual or an inline snapshot");
   const file = openStore();
   const base = hint ? `${test}: ${hint}` : test;
   const number = (file.counters.get(base) ?? 0) + 1;

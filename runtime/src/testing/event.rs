@@ -265,9 +265,12 @@ impl Totals {
     rename_all_fields = "camelCase"
 )]
 pub enum FileReport {
-    /// A test is about to run (its beforeEach hooks first).
+    /// A test is about to run (its beforeEach hooks first); `failing` for a `test.failing`,
+    /// which an error nobody caught makes pass.
     Start {
         test: TestName,
+        #[serde(default)]
+        failing: bool,
     },
     Pass {
         test: TestName,
@@ -373,6 +376,15 @@ mod tests {
             }
         );
         assert!(FileReport::from_json_text(r#"{ "kind": "nope" }"#).is_err());
+        // A `test.failing` says so when it starts; any other test leaves `failing` out.
+        let start = |text: &str| match FileReport::from_json_text(text).unwrap() {
+            FileReport::Start { test, failing } => (test.name, failing),
+            other => panic!("not a start: {other:?}"),
+        };
+        let failing = r#"{"kind":"start","test":{"path":[],"name":"f"},"failing":true}"#;
+        assert_eq!(start(failing), ("f".to_string(), true));
+        let plain = r#"{"kind":"start","test":{"path":[],"name":"p"}}"#;
+        assert_eq!(start(plain), ("p".to_string(), false));
     }
 
     #[test]

@@ -253,6 +253,8 @@ struct Recorder {
     running: RefCell<Option<(TestName, Instant)>>,
     /// The first error nobody caught while `running` ran: the test fails with it.
     caught: RefCell<Option<TestFailure>>,
+    /// `running` is a `test.failing`: an error nobody caught makes it pass instead, as in bun.
+    running_failing: Cell<bool>,
     /// `expect()` calls, filtered tests and snapshot counts, from the `end` report.
     counts: Cell<(u64, u64, SnapshotCounts)>,
 }
@@ -267,6 +269,7 @@ impl Recorder {
             interrupt: RefCell::default(),
             running: RefCell::default(),
             caught: RefCell::default(),
+            running_failing: Cell::new(false),
             counts: Cell::new((0, 0, SnapshotCounts::default())),
         }
     }
@@ -300,12 +303,14 @@ impl Recorder {
 
     fn report(&self, report: FileReport) {
         match report {
-            FileReport::Start { test } => {
+            FileReport::Start { test, failing } => {
                 *self.running.borrow_mut() = Some((test, Instant::now()));
+                self.running_failing.set(failing);
                 self.caught.borrow_mut().take();
             }
             FileReport::Pass { test, duration_ms } => {
                 let outcome = match self.caught.borrow_mut().take() {
+                    Some(_) if self.running_failing.get() => TestOutcome::Passed,
                     Some(failure) => TestOutcome::Failed(failure),
                     None => TestOutcome::Passed,
                 };
@@ -317,8 +322,11 @@ impl Recorder {
                 failure,
             } => {
                 // The uncaught error came first; what the test threw may only follow from it.
-                let failure = self.caught.borrow_mut().take().unwrap_or(failure);
-                self.test_ended(test, millis(duration_ms), TestOutcome::Failed(failure));
+                let outcome = match self.caught.borrow_mut().take() {
+                    Some(_) if self.running_failing.get() => TestOutcome::Passed,
+                    caught => TestOutcome::Failed(caught.unwrap_or(failure)),
+                };
+                self.test_ended(test, millis(duration_ms), outcome);
             }
             FileReport::Skip { test } => {
                 self.test_ended(test, Duration::ZERO, TestOutcome::Skipped)
