@@ -17,6 +17,7 @@
 //! - `progress`: what `awf run` shows while a run works (the live view) and when it ends.
 //! - `sandbox`: agent sandboxes (bubblewrap), their network grants and proxy.
 //! - `testing`: `awf test`.
+//! - `worktree`: a git worktree per agent (`workspace: { worktree }`), kept or removed as asked.
 //! - `upcall`: the seam through which the concerns call into workflow code (tool handlers,
 //!   messages, a test's scripts), which the engine implements.
 //! - `error`, `hint`: the library's `Error`, and the `Hint` trait the CLI prints hints by.
@@ -44,6 +45,7 @@ pub mod tools;
 pub mod upcall;
 pub mod usage;
 pub mod workflow;
+pub mod worktree;
 
 pub use error::Error;
 pub use hint::Hint;
