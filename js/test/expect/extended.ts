@@ -4,7 +4,7 @@
 // (toStartWith, toEndWith, toEqualIgnoringWhitespace) and toSatisfy.
 
 import { equals, isObject } from "./equality.ts";
-import { format } from "./format.ts";
+import { bunInspect, format } from "./format.ts";
 import { MatcherUsageError, type Verdict } from "./matchers.ts";
 
 /** A judge that only needs to say what it received (and, negated, what it should not have been). */
@@ -138,7 +138,8 @@ export function judgeMembers(received: unknown, expected: unknown, part: "keys" 
   if (rule === "any") pass = wanted.some(has);
   else if (rule === "all") pass = wanted.every(has) && members.every((member) => wanted.some((item) => same(member, item)));
   else pass = wanted.every(has);
-  // bun words toContainKey's failure without the part's name.
-  const what = rule === "one" && part === "keys" ? "contain" : `contain ${part}`;
-  return { pass, details: (negated) => `Expected to ${negated ? "not " : ""}${what}: ${format(rule === "one" ? expected : wanted)}\nReceived: ${format(received)}` };
+  // Worded and printed as bun's: toContainAllKeys shows the received keys, the rest the received value.
+  const what = rule === "all" ? `contain all ${part}` : rule === "any" && part === "values" ? "contain any of the following values" : "contain";
+  const shown = rule === "all" && part === "keys" ? members : received;
+  return { pass, details: (negated) => `Expected to ${negated ? "not " : ""}${what}: ${bunInspect(rule === "one" ? expected : wanted)}\nReceived: ${bunInspect(shown)}` };
 }

@@ -1,4 +1,6 @@
-// js/test/expect/format.ts — Printing values for failure messages, as bun prints them.
+// js/test/expect/format.ts — Printing values for failure messages, as bun prints them: most
+// with `format` (bun's diff printer), the "Expected to contain: ..." / "Received: ..." lines of
+// toContainKey(s) and toContainValue(s) with `bunInspect` (bun prints those with Bun.inspect).
 
 import { AsymmetricMatcher } from "./asymmetric_matcher.ts";
 import { constructorOf, isObject, ownEnumerableKeys } from "./equality.ts";
@@ -144,4 +146,65 @@ export function constructorName(value: object): string {
 export function boxedPrimitive(value: object): unknown {
   if (value instanceof Number || value instanceof String || value instanceof Boolean) return value.valueOf();
   return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bun.inspect's layout: a non-empty object or Map or Set always takes one line per entry, each
+// ending in a comma; an array stays on one line (`[ 1, "x" ]`) unless an element spans lines,
+// and then its elements follow each other after one line break. Keys that are identifiers are
+// bare, others double-quoted; strings are double-quoted with JSON's escapes. Values it does not
+// lay out itself (Errors, RegExps, typed arrays and the like) are printed by `format`.
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+/** `value` as bun's inspect prints it, nested `depth` levels in (2 spaces each). */
+export function bunInspect(value: unknown, depth = 0, seen: object[] = []): string {
+  if (typeof value === "string") return JSON.stringify(value);
+  if (typeof value === "bigint") return `${value}n`;
+  if (typeof value === "symbol") return value.toString();
+  if (typeof value === "function") return value.name ? `[Function: ${value.name}]` : "[Function]";
+  if (typeof value !== "object" || value === null) return String(value);
+  if (seen.includes(value)) return "[Circular]";
+  const inner = [...seen, value];
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? "Invalid Date" : value.toISOString();
+  if (Array.isArray(value)) return inspectArray(value, depth, inner);
+  if (value instanceof Map) {
+    const entries = [...value].map(([key, item]) => `${bunInspect(key, depth + 1, inner)}: ${bunInspect(item, depth + 1, inner)}`);
+    return `Map${value.size > 0 ? `(${value.size})` : ""} ${inspectEntries(entries, depth)}`;
+  }
+  if (value instanceof Set) {
+    const entries = [...value].map((item) => bunInspect(item, depth + 1, inner));
+    return `Set${value.size > 0 ? `(${value.size})` : ""} ${inspectEntries(entries, depth)}`;
+  }
+  const prototype: unknown = Object.getPrototypeOf(value);
+  const plain = prototype === Object.prototype;
+  if (!plain && prototype !== null && !isOrdinaryInstance(value)) return format(value);
+  const keys = Reflect.ownKeys(value).filter((key) => Object.getOwnPropertyDescriptor(value, key)?.enumerable);
+  const entries = keys.map((key) => `${inspectKey(key)}: ${bunInspect(Reflect.get(value, key), depth + 1, inner)}`);
+  const label = plain ? "" : prototype === null ? "[Object: null prototype] " : `${constructorName(value)} `;
+  return label + inspectEntries(entries, depth);
+}
+
+/** An instance of a class of the test's own (or of Object by another route), not a built-in with internal state. */
+function isOrdinaryInstance(value: object): boolean {
+  return Object.prototype.toString.call(value) === "[object Object]";
+}
+
+function inspectKey(key: string | symbol): string {
+  if (typeof key === "symbol") return `[${key.toString()}]`;
+  return IDENTIFIER.test(key) ? key : JSON.stringify(key);
+}
+
+/** `{}` when empty, else one entry a line, each with a trailing comma. */
+function inspectEntries(entries: readonly string[], depth: number): string {
+  if (entries.length === 0) return "{}";
+  const indent = "  ".repeat(depth + 1);
+  return `{\n${entries.map((entry) => `${indent}${entry},\n`).join("")}${"  ".repeat(depth)}}`;
+}
+
+function inspectArray(items: readonly unknown[], depth: number, seen: object[]): string {
+  if (items.length === 0) return "[]";
+  const printed = items.map((item) => bunInspect(item, depth + 1, seen));
+  if (!printed.some((item) => item.includes("\n"))) return `[ ${printed.join(", ")} ]`;
+  return `[\n${"  ".repeat(depth + 1)}${printed.join(", ")}\n${"  ".repeat(depth)}]`;
 }
