@@ -235,3 +235,59 @@ declare module "typebox" {
 
   export default Type;
 }
+
+// `typebox/value`: the value operations of npm `typebox` 1.x, for the schemas `Type` builds.
+declare module "typebox/value" {
+  import type { Static, TSchema } from "typebox";
+
+  /** One reason a value does not match: the keyword, where in the schema and the value, why. */
+  export interface ValueError {
+    /** The JSON Schema keyword that failed: "type", "required", "minLength", "anyOf", ... */
+    keyword: string;
+    /** Where in the schema, as a JSON Pointer fragment: "#/properties/line". */
+    schemaPath: string;
+    /** Where in the value, as a JSON Pointer: "/items/2/line" ("" for the value itself). */
+    instancePath: string;
+    /** The keyword's particulars: `{ limit: 1 }`, `{ requiredProperties: ["file"] }`, ... */
+    params: Record<string, unknown>;
+    /** typebox's English sentence: "must be >= 1". */
+    message: string;
+  }
+
+  /** Thrown by `Parse`; `cause.errors` holds the first error, as typebox's does. */
+  export class ParseError extends Error {
+    readonly cause: { source: "Parse"; errors: ValueError[]; value: unknown };
+  }
+
+  /** Thrown by `Create` for a schema that needs a `default` (a pattern, a format, uniqueItems). */
+  export class CreateError extends Error {
+    readonly schema: unknown;
+  }
+
+  /** Whether `value` matches `schema`; narrows `value` to the schema's static type. */
+  export function Check<T extends TSchema>(schema: T, value: unknown): value is Static<T>;
+  /** Why `value` does not match `schema`: at most eight errors, empty when it matches. */
+  export function Errors(schema: TSchema, value: unknown): ValueError[];
+  /** Fills in `default` annotations where the value is undefined; changes `value` and returns it. */
+  export function Default(schema: TSchema, value: unknown): unknown;
+  /** Removes properties and tuple items the schema does not describe; changes `value` and returns it. */
+  export function Clean(schema: TSchema, value: unknown): unknown;
+  /** Coerces scalars where it can ("42" to 42, "true" to true); changes `value` and returns it. */
+  export function Convert(schema: TSchema, value: unknown): unknown;
+  /** The simplest value the schema accepts, or its `default`. */
+  export function Create<T extends TSchema>(schema: T): Static<T>;
+  /** `value` when it matches; otherwise throws a ParseError. */
+  export function Parse<T extends TSchema>(schema: T, value: unknown): Static<T>;
+
+  /** The same functions as one object: `Value.Check(schema, value)`. */
+  export const Value: {
+    Check: typeof Check;
+    Errors: typeof Errors;
+    Default: typeof Default;
+    Clean: typeof Clean;
+    Convert: typeof Convert;
+    Create: typeof Create;
+    Parse: typeof Parse;
+  };
+  export default Value;
+}

@@ -127,3 +127,51 @@ fn the_message_fixtures_type_check() {
         "tsc found errors"
     );
 }
+
+/// `typebox/value`: `Check` narrows to the schema's static type, `Parse` and `Create` return it,
+/// and the namespace object, the named functions and the default export are the same API.
+#[test]
+fn the_typebox_value_typings_type_check() {
+    let project = TempProject::new();
+    project.file(
+        "value.ts",
+        r#"import { Type } from "typebox";
+import Value, { Check, Errors, ParseError, Value as Named, type ValueError } from "typebox/value";
+
+const Finding = Type.Object({ file: Type.String(), line: Type.Integer() });
+declare const input: unknown;
+
+if (Check(Finding, input)) {
+  const line: number = input.line;
+  void line;
+}
+const parsed = Value.Parse(Finding, input);
+const file: string = parsed.file;
+const made: { file: string; line: number } = Named.Create(Finding);
+const errors: ValueError[] = Errors(Finding, input);
+const first: string = errors[0]!.instancePath;
+const cleaned: unknown = Value.Clean(Finding, Value.Convert(Finding, Value.Default(Finding, input)));
+try {
+  Value.Parse(Finding, input);
+} catch (error) {
+  if (error instanceof ParseError) void error.cause.errors[0]!.message;
+}
+export const wrong: string = Value.Parse(Finding, input).line;
+void [file, made, first, cleaned];
+"#,
+    );
+    let ran = tsc(
+        &project,
+        &[project.path().join("value.ts").display().to_string()],
+    );
+    assert_eq!(ran.code, Some(2), "{}", ran.stdout);
+    let errors: Vec<&str> = ran
+        .stdout
+        .lines()
+        .filter(|line| line.starts_with("value.ts("))
+        .collect();
+    assert_text(
+        &errors.join("\n"),
+        "value.ts(22,14): error TS2322: Type 'number' is not assignable to type 'string'.",
+    );
+}

@@ -87,6 +87,9 @@ const SOURCES: &[(&str, &str)] = builtins![
     "workflow/stages",
     "workflow/timeout",
     "typebox",
+    "typebox/check",
+    "typebox/format",
+    "typebox/value",
     "test/bun_test",
     "test/each_name",
     "test/expect",
@@ -118,6 +121,7 @@ pub const PUBLIC_NAMES: &[(&str, &str)] = &[
     ("agentswf/workflow", "awf:agentswf/index"),
     ("agentswf/testing", "awf:agentswf/testing"),
     ("typebox", "awf:typebox"),
+    ("typebox/value", "awf:typebox/value"),
     // Node's modules, by `node:` name and bare, as Node resolves them.
     ("node:buffer", "awf:node/buffer"),
     ("buffer", "awf:node/buffer"),
