@@ -136,6 +136,8 @@ impl Operation for Fork<'_> {
             runtime: parent.spec.runtime.clone(),
             instructions: self.instructions.take(),
             cwd: parent.spec.cwd.clone(),
+            // A fork works in its parent's cwd: in its worktree, when the parent has one.
+            workspace: None,
             env: parent.spec.env.clone(),
             tools: Some(self.tools.take().unwrap_or_else(|| parent.tools.clone())),
             messages: parent.spec.messages,

@@ -24,6 +24,7 @@ use crate::harness::{self, Harness, RuntimeOverrides, Usage};
 use crate::records::run_files::PriorSession;
 use crate::records::{Event, RunDir};
 use crate::upcall::Upcall;
+use crate::worktree::{Ledger, Place, Worktree};
 
 /// What every agent of a run shares with the run.
 pub struct RunLink {
@@ -145,6 +146,8 @@ impl Agents {
             }
             None => self.link.cwd.clone(),
         };
+        let worktree = self.make_worktree(&spec, &cwd)?;
+        let cwd = worktree.as_ref().map_or(cwd, |made| made.cwd.clone());
         let harness = harness::resolve(
             &spec.runtime,
             &OpenContext {
@@ -157,7 +160,69 @@ impl Agents {
             key: spec.key.clone(),
             source,
         })?;
-        self.create_with(spec, cwd, harness)
+        let agent = self.create_with(spec, cwd, harness)?;
+        if let Some(workspace) = &agent.spec.workspace {
+            agent.record(&Event::AgentWorkspace {
+                agent: agent.key.clone(),
+                workspace: workspace.to_json(),
+                worktree: worktree.as_ref().map(Worktree::describe),
+            });
+        }
+        Ok(agent)
+    }
+
+    /// The worktree `spec.workspace` asks for (none in `awf test`: scripted agents work nowhere).
+    fn make_worktree(
+        &self,
+        spec: &AgentSpec,
+        cwd: &std::path::Path,
+    ) -> Result<Option<Worktree>, OpenError> {
+        let Some(workspace) = &spec.workspace else {
+            return Ok(None);
+        };
+        if self.link.scripted.is_some() {
+            return Ok(None);
+        }
+        let place = Place {
+            run_folder: self.link.records.path(),
+            run_id: &self.link.run_id,
+            key: &spec.key,
+            cwd,
+        };
+        Ok(Some(Worktree::create(workspace, &place)?))
+    }
+
+    /// Ends the worktree of the agent `key` (it closed), if it has one still open: kept or
+    /// removed by its `keep` rule, as a run that has not failed.
+    pub fn end_worktree(&self, key: &str) {
+        let ledger = Ledger::of(self.link.records.path());
+        if let Some((worktree, ending)) = ledger.end(key, false) {
+            self.record_worktree_end(key, &worktree, &ending);
+        }
+    }
+
+    /// Ends every worktree of the run still open (the run's end), as a run that `failed` or not.
+    pub fn end_worktrees(&self, failed: bool) {
+        let ledger = Ledger::of(self.link.records.path());
+        for (key, worktree, ending) in ledger.end_all(failed) {
+            self.record_worktree_end(&key, &worktree, &ending);
+        }
+    }
+
+    fn record_worktree_end(
+        &self,
+        key: &str,
+        worktree: &Worktree,
+        ending: &crate::worktree::Ending,
+    ) {
+        let _ = self.link.records.append(&Event::WorktreeEnded {
+            agent: key.to_string(),
+            path: worktree.path.display().to_string(),
+            branch: worktree.branch.clone(),
+            head: ending.head.clone(),
+            dirty: ending.dirty,
+            kept: ending.kept,
+        });
     }
 
     /// Opens a fork (agents/fork.rs): a new agent under a key not open yet, with the harness

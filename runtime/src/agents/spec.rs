@@ -6,6 +6,7 @@ use serde_json::{json, Value};
 use super::problem::{EnvProblem, OpenError};
 use crate::harness::environment::{AgentEnv, Inherit};
 use crate::tools::ToolSet;
+use crate::worktree::WorktreeSpec;
 
 /// An agent spec as `wf.agents.open` gives it (JSON from js/workflow/agents.ts).
 #[derive(Clone, Debug)]
@@ -20,6 +21,8 @@ pub struct AgentSpec {
     pub tools: Option<ToolSet>,
     /// `messages: true`: the agent may send the workflow messages (`wfa send`).
     pub messages: bool,
+    /// `workspace: { worktree }`: the agent works in a git worktree of its own.
+    pub workspace: Option<WorktreeSpec>,
 }
 
 impl AgentSpec {
@@ -35,6 +38,7 @@ impl AgentSpec {
             "env",
             "tools",
             "messages",
+            "workspace",
         ];
         if let Some(unknown) = object.keys().find(|k| !KNOWN.contains(&k.as_str())) {
             return Err(OpenError::UnknownOption(unknown.clone()));
@@ -89,7 +93,12 @@ impl AgentSpec {
                 })
             }
         };
+        let workspace = match object.get("workspace") {
+            None | Some(Value::Null) => None,
+            Some(value) => WorktreeSpec::from_workspace(&key, value)?,
+        };
         Ok(AgentSpec {
+            workspace,
             tools,
             messages,
             instructions: text("instructions")?,
@@ -101,13 +110,19 @@ impl AgentSpec {
     }
 
     /// The fields a reopen must repeat, for comparison.
-    pub(super) fn identity(&self) -> [(&'static str, Value); 5] {
+    pub(super) fn identity(&self) -> [(&'static str, Value); 6] {
         [
             ("runtime", self.runtime.clone()),
             ("instructions", json!(self.instructions)),
             ("cwd", json!(self.cwd)),
             ("env", self.env.identity()),
             ("messages", json!(self.messages)),
+            (
+                "workspace",
+                self.workspace
+                    .as_ref()
+                    .map_or(Value::Null, WorktreeSpec::to_json),
+            ),
         ]
     }
 }

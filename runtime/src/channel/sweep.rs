@@ -1,6 +1,7 @@
 //! Leftovers of dead runs: a later awf removes the control folders (`/tmp/awf-*`) of this user
 //! whose awf is gone, kills what is left in their cgroups, and closes their records as
-//! `interrupted` (records/ending.rs). A run's awf is named by pid and start time in the folder's
+//! `interrupted` (records/ending.rs), after ending the git worktrees its agents left open as a
+//! failed run's (worktree/ledger.rs: each `keep` rule holds). A run's awf is named by pid and start time in the folder's
 //! marker, so a reused pid does not keep a dead run's folder. A new run sweeps on a thread of its
 //! own while it starts (`SweepBehind`): `/tmp` can hold hundreds of folders, and reading each
 //! marker is time the run need not wait for.
@@ -15,6 +16,7 @@ use super::MARKER;
 use crate::os::cgroup::Cgroup;
 use crate::os::proc::Identity;
 use crate::records::ending;
+use crate::worktree;
 
 /// What one sweep cleaned up.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -23,6 +25,8 @@ pub struct Swept {
     pub folders: Vec<PathBuf>,
     /// Run folders whose records were closed as interrupted.
     pub runs: Vec<PathBuf>,
+    /// Worktrees of those runs ended (kept or removed by their `keep` rule).
+    pub worktrees: Vec<PathBuf>,
 }
 
 /// Sweeps `/tmp`.
@@ -103,6 +107,9 @@ pub fn sweep(parent: &Path) -> Swept {
             }
         }
         if let Some(records) = marker["records"].as_str().map(PathBuf::from) {
+            if ending::owner(&records).is_none_or(|owner| !owner.alive()) {
+                swept.worktrees.extend(worktree::sweep_run(&records));
+            }
             if ending::close_if_orphaned(&records).unwrap_or(false) {
                 swept.runs.push(records);
             }

@@ -231,6 +231,26 @@ pub enum Event {
     },
     #[serde(rename_all = "camelCase")]
     AgentClosed { agent: String },
+    /// The agent's `workspace` as asked, and the worktree made for it (`path`, `branch`, `repo`,
+    /// `base`, `keep`; none in `awf test`, whose scripted agents work nowhere).
+    #[serde(rename_all = "camelCase")]
+    AgentWorkspace {
+        agent: String,
+        workspace: serde_json::Value,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        worktree: Option<serde_json::Value>,
+    },
+    /// An agent's worktree ended: its branch's commit, whether it held uncommitted changes, and
+    /// whether it was kept (by its `keep` rule) or removed.
+    #[serde(rename_all = "camelCase")]
+    WorktreeEnded {
+        agent: String,
+        path: String,
+        branch: String,
+        head: Option<String>,
+        dirty: bool,
+        kept: bool,
+    },
     /// A connection to an agent's socket from a process that is not the agent's, refused.
     #[serde(rename_all = "camelCase")]
     ChannelRefused {
@@ -360,6 +380,8 @@ fn says_what_an_attempt_did(event: &Event) -> bool {
         Event::RunStarted { .. }
             | Event::RunEnded { .. }
             | Event::AgentOpened { .. }
+            | Event::AgentWorkspace { .. }
+            | Event::WorktreeEnded { .. }
             | Event::AgentResumed { .. }
             | Event::AgentForked { .. }
             | Event::AgentCompacted { .. }

@@ -56,6 +56,9 @@ pub(super) fn finish(run: &Run, end: Result<CallEnd, Stop>) -> RunReport {
     let reason = error.as_ref().map(|e| e.headline());
     // A stage cut off by the deadline, a signal or process.exit says how.
     run.stages.close_open(ending.outcome(), reason.clone());
+    // Worktrees still open end with the run; `keep: "on-failure"` keeps them unless it completed.
+    run.agents
+        .end_worktrees(!matches!(ending, Ending::Completed | Ending::Exited(0)));
     let stage = run.stages.ended_in();
     let stages = run.stages.summaries();
     let mut record = json!({

@@ -184,6 +184,7 @@ fn agent_close(
         ticket.served().await;
         if first {
             agent.finish_close();
+            run.agents.end_worktree(&agent.key);
         }
         drop(in_flight);
         Ok(())
