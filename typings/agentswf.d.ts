@@ -135,6 +135,57 @@ declare module "agentswf" {
     race<B extends readonly (() => unknown)[] | { [key: string]: () => unknown }>(branches: B): Promise<RaceValue<B>>;
     /** Like `race`, resolving with `{ key, value }` of the first branch to settle. Throws in a tool handler. */
     select<B extends { [key: string]: () => unknown }>(branches: B): Promise<{ [K in keyof B & string]: { key: K; value: Awaited<ReturnType<B[K]>> } }[keyof B & string]>;
+    /**
+     * What the run's turns (`agent.run`, check-ins included) used so far: all, by agent, by
+     * stage (`"(no stage)"` outside one) and by model (`"(cli default)"` when the agent was
+     * opened without one). Message turns, forks and compactions are not in it.
+     */
+    usage(): RunUsage;
+  }
+
+  /** What a turn used: `outcome.usage`. Tokens as the CLI reported them; see docs/agents.md. */
+  export interface TurnUsage {
+    /** Every input token, cached ones included. */
+    inputTokens: number;
+    /** The part of the input read from a cache. */
+    cachedInputTokens: number;
+    /** Every output token, reasoning included. */
+    outputTokens: number;
+    /** The part of the output spent reasoning. */
+    reasoningTokens: number;
+    /** Dollars: the CLI's own figure, or an estimate at list prices, or `null`. */
+    costUsd: number | null;
+    /** Where `costUsd` came from: the CLI, awf's dated price table, or nowhere. */
+    priced: "reported" | "estimated" | "unpriced";
+    /** The model the agent was opened with; `null` when its CLI chose. */
+    model: string | null;
+    /** The price table's date (`"2026-12-01"`), when the cost is an estimate. */
+    pricesOf?: string;
+  }
+
+  /** A sum of turns' usage. */
+  export interface UsageTotal {
+    turns: number;
+    inputTokens: number;
+    cachedInputTokens: number;
+    outputTokens: number;
+    reasoningTokens: number;
+    /** The known costs' sum, reported and estimated. */
+    costUsd: number;
+    /** Turns with no cost: not in `costUsd`. */
+    unpricedTurns: number;
+    /** Turns whose cost is an estimate. */
+    estimatedTurns: number;
+  }
+
+  /** `wf.usage()`. */
+  export interface RunUsage {
+    total: UsageTotal;
+    byAgent: { [key: string]: UsageTotal };
+    byStage: { [stage: string]: UsageTotal };
+    byModel: { [model: string]: UsageTotal };
+    /** The price table's date, when an estimate is in the totals. */
+    pricesOf?: string;
   }
 
   /** What `wf.race` resolves with: the value of any one of its branches. */
@@ -325,7 +376,7 @@ declare module "agentswf" {
   export interface Agent {
     readonly key: string;
     /** Gives the agent a turn; resolves with its outcome however it ends. */
-    run<const S extends TSchema = Typed<string>>(spec: TurnSpec<S>): Promise<{ outcome: TurnOutcome<StaticType<S>> }>;
+    run<const S extends TSchema = Typed<string>>(spec: TurnSpec<S>): Promise<{ outcome: TurnOutcome<StaticType<S>> & { usage: TurnUsage } }>;
     /**
      * Wakes the agent with a message turn: it reads the message and may call its tools, but owes
      * no answer. Queued behind a running turn; resolves when the message turn ends.

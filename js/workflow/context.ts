@@ -12,6 +12,8 @@ import type { Message, ReceiveOptions } from "./messages.ts";
 import type * as Parallel from "./parallel.ts";
 import type { ParallelOptions } from "./parallel.ts";
 import type * as Race from "./race.ts";
+import type * as Usage from "./usage.ts";
+import type { RunUsage } from "./usage.ts";
 
 // Agents, messages, stages and composition load when a run first reaches for them: a workflow
 // that only logs and returns does not pay for them. Each is the one module of its name that static
@@ -21,6 +23,7 @@ const stagesModule = lazyBuiltin<typeof Stages>("awf:workflow/stages");
 const messagesModule = lazyBuiltin<typeof Messages>("awf:workflow/messages");
 const parallelModule = lazyBuiltin<typeof Parallel>("awf:workflow/parallel");
 const raceModule = lazyBuiltin<typeof Race>("awf:workflow/race");
+const usageModule = lazyBuiltin<typeof Usage>("awf:workflow/usage");
 
 export interface WorkflowContext {
   readonly runId: string;
@@ -48,6 +51,8 @@ export interface WorkflowContext {
   race(branches: unknown): Promise<unknown>;
   /** `{ key, value }` of the first branch to settle; the others are cancelled. */
   select(branches: Record<string, () => unknown>): Promise<{ key: string; value: unknown }>;
+  /** What the run's turns used so far: all, by agent, by stage and by model. */
+  usage(): RunUsage;
 }
 
 export function createContext(run: number, stops: StopState = {}): WorkflowContext {
@@ -86,6 +91,9 @@ export function createContext(run: number, stops: StopState = {}): WorkflowConte
     },
     select(branches: Record<string, () => unknown>): Promise<{ key: string; value: unknown }> {
       return raceModule().select(branches);
+    },
+    usage(): RunUsage {
+      return usageModule().usageOf(run);
     },
   });
 }

@@ -23,6 +23,8 @@ export interface CallIdentity {
 export interface Frame {
   readonly call?: CallIdentity;
   readonly scope?: Scope;
+  /** The stage (`wf.stage`) the code runs in, the innermost when stages nest. */
+  readonly stage?: string;
 }
 
 export function currentFrame(): Frame {

@@ -10,6 +10,7 @@ import * as ops from "awf:ops";
 import { AwfError } from "../core.ts";
 import { typed, isTyped, type Typed } from "../agentswf/workflow.ts";
 import { CODES } from "../errors.ts";
+import { withFrame } from "./identity.ts";
 
 export interface StageOptions<T> {
   /** The stage's value: JSON, checked against this when recorded and when reused. */
@@ -103,7 +104,7 @@ export function createStages(run: number, stops: StopState) {
   async function runStage(name: string, result: Typed<unknown> | undefined, summary: ((value: unknown) => string) | undefined, work: () => unknown, site: Error): Promise<unknown> {
     let value: unknown;
     try {
-      value = await work();
+      value = await withFrame({ stage: name }, work);
     } catch (error) {
       const outcome = isStop(error) ? "stopped" : "failed";
       ops.stage_end({ run, name, outcome, reason: messageOf(error) });

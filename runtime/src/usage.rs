@@ -9,6 +9,11 @@
 //! Normalized fields: `inputTokens` counts every input token, cached ones included;
 //! `cachedInputTokens` is the part read from a cache; `outputTokens` counts every output token,
 //! reasoning included; `reasoningTokens` is the part spent reasoning.
+//!
+//! A turn's usage is priced once it ends (`PricedUsage`): the CLI's own cost where it reports
+//! one, else an estimate from the dated list prices in `prices.rs`, else none.
+
+pub mod prices;
 
 use serde::Serialize;
 
@@ -90,6 +95,61 @@ impl Usage {
             text += &format!(", ${usd:.4}");
         }
         text
+    }
+}
+
+/// Where a cost came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Priced {
+    /// The CLI reported it.
+    Reported,
+    /// Estimated from the model's list price (`prices::PRICES_OF`).
+    Estimated,
+    /// Neither: the CLI reports no cost and the model is not in the price table (or unknown).
+    Unpriced,
+}
+
+/// What a turn used, priced: `outcome.usage` as workflow code reads it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PricedUsage {
+    #[serde(flatten)]
+    pub tokens: Tokens,
+    /// Dollars: reported, estimated, or `null` when unpriced.
+    pub cost_usd: Option<f64>,
+    pub priced: Priced,
+    /// The model the agent was opened with, `null` when it left the choice to its CLI.
+    pub model: Option<String>,
+    /// The price table's date, for an estimate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prices_of: Option<&'static str>,
+}
+
+impl PricedUsage {
+    /// `usage` priced: its reported cost if it has one, else `model`'s list price.
+    pub fn of(usage: Usage, model: Option<&str>) -> PricedUsage {
+        let estimate = || model.and_then(|m| prices::estimate(m, &usage.tokens));
+        let (cost_usd, priced) = match (usage.cost_usd, usage.cost_usd.is_none().then(estimate)) {
+            (Some(usd), _) => (Some(usd), Priced::Reported),
+            (None, Some(Some(usd))) => (Some(usd), Priced::Estimated),
+            (None, _) => (None, Priced::Unpriced),
+        };
+        PricedUsage {
+            tokens: usage.tokens,
+            cost_usd,
+            priced,
+            model: model.map(str::to_string),
+            prices_of: (priced == Priced::Estimated).then_some(prices::PRICES_OF),
+        }
+    }
+
+    /// As a plain `Usage`, its cost whether reported or estimated: what totals add up.
+    pub fn as_usage(&self) -> Usage {
+        Usage {
+            tokens: self.tokens,
+            cost_usd: self.cost_usd,
+        }
     }
 }
 
@@ -237,6 +297,41 @@ mod tests {
         let mut none = UsageFold::default();
         none.tokens(tokens(1, 1), UsageBasis::Request);
         assert_eq!(none.finish(&mut reported).cost_usd, None);
+    }
+
+    #[test]
+    fn a_reported_cost_wins_then_an_estimate_then_none() {
+        let used = Usage {
+            tokens: tokens(1_000_000, 0),
+            cost_usd: None,
+        };
+        let estimated = PricedUsage::of(used, Some("gpt-5"));
+        assert_eq!(estimated.priced, Priced::Estimated);
+        assert_eq!(estimated.cost_usd, Some(1.25));
+        assert_eq!(estimated.prices_of, Some(prices::PRICES_OF));
+        let reported = PricedUsage::of(
+            Usage {
+                cost_usd: Some(0.5),
+                ..used
+            },
+            Some("gpt-5"),
+        );
+        assert_eq!(
+            (reported.priced, reported.cost_usd),
+            (Priced::Reported, Some(0.5))
+        );
+        assert_eq!(reported.prices_of, None);
+        let unknown = PricedUsage::of(used, Some("fake-model"));
+        assert_eq!((unknown.priced, unknown.cost_usd), (Priced::Unpriced, None));
+        let unnamed = PricedUsage::of(used, None);
+        assert_eq!(unnamed.priced, Priced::Unpriced);
+        assert_eq!(
+            serde_json::to_value(&estimated).unwrap(),
+            serde_json::json!({"inputTokens": 1_000_000, "cachedInputTokens": 0, "outputTokens": 0,
+                "reasoningTokens": 0, "costUsd": 1.25, "priced": "estimated", "model": "gpt-5",
+                "pricesOf": prices::PRICES_OF})
+        );
+        assert_eq!(estimated.as_usage().cost_usd, Some(1.25));
     }
 
     #[test]

@@ -33,7 +33,10 @@ fn a_text_turn_is_answered_through_the_launcher() {
     let ran = project.awf(&["run", "wf.ts"]).run();
     assert_eq!(
         ran.assert_success().json(),
-        json!({"kind": "answered", "answered": true, "value": "the answer"})
+        json!({"kind": "answered", "answered": true, "value": "the answer",
+            // An executable reports no tokens and names no model: nothing to price.
+            "usage": {"inputTokens": 0, "cachedInputTokens": 0, "outputTokens": 0,
+                "reasoningTokens": 0, "costUsd": null, "priced": "unpriced", "model": null}})
     );
     let started = &project.events_of("t", "turn-started")[0];
     let prompt = &crate::util::stable_ids(started["prompt"].as_str().unwrap());

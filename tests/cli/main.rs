@@ -38,6 +38,8 @@ mod docs;
 // Agents and turns with the command runtime: outcomes, check-ins, deadlines, process groups,
 // queueing, concurrency, reopen and close, Ctrl-C, the variables agents get.
 mod agents;
+// What turns used: `outcome.usage`, `wf.usage()`, `awf runs`' cost, real CLIs against the fake.
+mod usage;
 // agent.fork, compact and set with command agents.
 mod forks;
 // The channel against a real run: bad answers, malformed requests, silent and many connections.

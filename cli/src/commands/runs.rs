@@ -40,9 +40,9 @@ fn list(args: RunsArgs) -> Result<i32, Failure> {
         );
         return Ok(0);
     }
-    let rows: Vec<[String; 8]> = runs.iter().map(|r| row(r, &cwd)).collect();
+    let rows: Vec<[String; 9]> = runs.iter().map(|r| row(r, &cwd)).collect();
     let header = [
-        "WORKFLOW", "RUN", "STATUS", "ATTEMPTS", "STAGE", "STARTED", "TOOK", "CONTINUE",
+        "WORKFLOW", "RUN", "STATUS", "ATTEMPTS", "STAGE", "STARTED", "TOOK", "COST", "CONTINUE",
     ]
     .map(str::to_string);
     let mut widths = header.clone().map(|h| h.len());
@@ -57,7 +57,7 @@ fn list(args: RunsArgs) -> Result<i32, Failure> {
             .zip(widths)
             .enumerate()
             .map(|(i, (cell, width))| match i {
-                7 => cell.clone(),
+                8 => cell.clone(),
                 _ => format!("{cell:<width$}"),
             })
             .collect();
@@ -90,7 +90,7 @@ fn report_problems(runs: &[RunStatus], cwd: &std::path::Path) {
     }
 }
 
-fn row(run: &RunStatus, cwd: &std::path::Path) -> [String; 8] {
+fn row(run: &RunStatus, cwd: &std::path::Path) -> [String; 9] {
     let stage = match &run.stage {
         Some((name, outcome)) => format!("{name} ({outcome})"),
         None => "-".to_string(),
@@ -109,8 +109,19 @@ fn row(run: &RunStatus, cwd: &std::path::Path) -> [String; 8] {
         stage,
         started,
         took(run.duration_ms),
+        cost(&run.usage),
         run.continue_command(cwd).unwrap_or_else(|| "-".to_string()),
     ]
+}
+
+/// The COST column: the agents' dollars, reported or estimated; `unpriced` for tokens without
+/// a price, `-` for a run whose agents used nothing (or that has not ended an attempt).
+fn cost(usage: &awf_runtime::usage::Usage) -> String {
+    match usage.cost_usd {
+        Some(usd) => format!("${usd:.4}"),
+        None if usage.is_empty() => "-".to_string(),
+        None => "unpriced".to_string(),
+    }
 }
 
 /// The TOOK column: milliseconds under a second (a quick run is not `0ms`), else whole seconds,
@@ -135,5 +146,27 @@ mod tests {
         assert_eq!(took(1499), "1s");
         assert_eq!(took(1500), "2s");
         assert_eq!(took(63_200), "1m3s");
+    }
+
+    #[test]
+    fn cost_shows_dollars_or_says_why_there_are_none() {
+        use awf_runtime::usage::{Tokens, Usage};
+        let tokens = Tokens {
+            input_tokens: 10,
+            ..Tokens::default()
+        };
+        let priced = Usage {
+            tokens,
+            cost_usd: Some(0.01234),
+        };
+        assert_eq!(cost(&priced), "$0.0123");
+        assert_eq!(
+            cost(&Usage {
+                tokens,
+                cost_usd: None
+            }),
+            "unpriced"
+        );
+        assert_eq!(cost(&Usage::default()), "-");
     }
 }

@@ -36,6 +36,7 @@ use crate::messages::Body;
 use crate::records::{time, Event};
 use crate::schema::Schema;
 use crate::tools::calls::TurnEnding;
+use crate::usage::PricedUsage;
 
 /// A turn as asked, with its deadline and its place in the agent's queue.
 pub struct TurnRequest {
@@ -46,16 +47,31 @@ pub struct TurnRequest {
     pub ticket: Ticket,
 }
 
-/// Runs one turn to its outcome, in a `turn` span that the log lines of its work carry.
-pub async fn run(agent: Arc<Agent>, request: TurnRequest) -> Outcome {
-    use tracing::Instrument;
-    let span = tracing::info_span!("turn", agent = %agent.key, turn = %request.id);
-    let outcome = run_in_span(agent, request).instrument(span.clone()).await;
-    span.in_scope(|| tracing::debug!(outcome = outcome.kind(), "turn ended"));
-    outcome
+/// How a turn ended and what its attempts used, priced.
+pub struct TurnEnd {
+    pub outcome: Outcome,
+    pub usage: PricedUsage,
 }
 
-async fn run_in_span(agent: Arc<Agent>, request: TurnRequest) -> Outcome {
+impl TurnEnd {
+    /// The outcome as workflow code sees it, with its `usage`.
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut json = self.outcome.to_json();
+        json["usage"] = serde_json::to_value(&self.usage).unwrap_or_default();
+        json
+    }
+}
+
+/// Runs one turn to its end, in a `turn` span that the log lines of its work carry.
+pub async fn run(agent: Arc<Agent>, request: TurnRequest) -> TurnEnd {
+    use tracing::Instrument;
+    let span = tracing::info_span!("turn", agent = %agent.key, turn = %request.id);
+    let end = run_in_span(agent, request).instrument(span.clone()).await;
+    span.in_scope(|| tracing::debug!(outcome = end.outcome.kind(), "turn ended"));
+    end
+}
+
+async fn run_in_span(agent: Arc<Agent>, request: TurnRequest) -> TurnEnd {
     let TurnRequest {
         id,
         prompt,
@@ -84,13 +100,16 @@ struct Turn {
 }
 
 impl Operation for Turn {
-    type End = Outcome;
+    type End = TurnEnd;
 
-    fn unstarted(&mut self, why: Unstarted) -> Outcome {
-        why.outcome("turn")
+    fn unstarted(&mut self, why: Unstarted) -> TurnEnd {
+        TurnEnd {
+            outcome: why.outcome("turn"),
+            usage: self.spent.priced(&self.agent),
+        }
     }
 
-    async fn run(&mut self, scope: &Scope) -> Outcome {
+    async fn run(&mut self, scope: &Scope) -> TurnEnd {
         let Turn {
             agent,
             id,
@@ -161,10 +180,13 @@ impl Operation for Turn {
         };
         drop(native);
         attempts.close(outcome.ending(), spent).await;
-        outcome
+        TurnEnd {
+            outcome,
+            usage: spent.priced(agent),
+        }
     }
 
-    fn settle(&mut self, outcome: &Outcome, called: Instant) {
+    fn settle(&mut self, TurnEnd { outcome, .. }: &TurnEnd, called: Instant) {
         let spent = std::mem::take(&mut self.spent);
         settled(
             &self.agent,
@@ -189,6 +211,12 @@ impl Spent {
         self.output.extend(report.output);
         self.usage.add(&report.usage);
         report.end
+    }
+
+    /// What the attempts used, priced at the model `agent` was opened with.
+    pub(super) fn priced(&self, agent: &Agent) -> PricedUsage {
+        let described = agent.harness().describe();
+        PricedUsage::of(self.usage, described["model"].as_str())
     }
 }
 
@@ -262,11 +290,11 @@ impl Attempts<'_> {
     }
 
     /// Closes the turn, which ended as `ending` says: a tool call still running in it is
-    /// aborted, and what it used is summed into the agent's.
+    /// aborted, and what it used is summed into the agent's, its cost reported or estimated.
     pub(super) async fn close(&self, ending: TurnEnding, spent: &Spent) {
         self.agent.close_turn(self.id, ending.clone());
         self.agent.abort_running_call(&ending).await;
-        self.agent.add_usage(&spent.usage);
+        self.agent.add_usage(&spent.priced(self.agent).as_usage());
     }
 }
 

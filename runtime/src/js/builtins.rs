@@ -86,6 +86,7 @@ const SOURCES: &[(&str, &str)] = builtins![
     "workflow/tools",
     "workflow/stages",
     "workflow/timeout",
+    "workflow/usage",
     "typebox",
     "typebox/check",
     "typebox/format",

@@ -174,7 +174,7 @@ pub fn replaced_stage_path(run: &Path, stage: &str, attempt: u32) -> PathBuf {
 }
 
 /// What an attempt's ending is made of, in output.json and in the attempt's record alike.
-const ENDING: [&str; 7] = [
+const ENDING: [&str; 8] = [
     "outcome",
     "reason",
     "stage",
@@ -182,6 +182,7 @@ const ENDING: [&str; 7] = [
     "endedAt",
     "durationMs",
     "exitCode",
+    "usage",
 ];
 
 /// `attempt` with the ending that `output` (output.json's record) says.

@@ -9,6 +9,7 @@ use std::time::SystemTime;
 use serde_json::{json, Value};
 
 use super::{run_files, time, RUNS_DIR};
+use crate::usage::{Tokens, Usage};
 
 /// What `awf runs` shows of one run.
 #[derive(Clone, Debug, PartialEq)]
@@ -38,6 +39,8 @@ pub struct RunStatus {
     pub problem: Option<String>,
     /// The record the problem is about, when it names one.
     pub broken: Option<PathBuf>,
+    /// What the agents of its ended attempts used, cost reported or estimated.
+    pub usage: Usage,
 }
 
 /// The status of a run whose records say nothing awf can use.
@@ -79,6 +82,7 @@ impl RunStatus {
             "reason": self.reason,
             "continue": self.continue_command(cwd),
             "problem": self.problem,
+            "usage": (!self.usage.is_empty()).then_some(self.usage),
         })
     }
 }
@@ -157,7 +161,32 @@ pub fn status_of(dir: &Path) -> Option<RunStatus> {
         reason: last.and_then(|a| a["reason"].as_str().map(str::to_string)),
         problem,
         broken,
+        usage: spent(&attempts),
     })
+}
+
+/// What the agents of `attempts` used, added up: each ended attempt's record holds its agents'
+/// totals (`usage`, by key, as output.json has them).
+fn spent(attempts: &[Value]) -> Usage {
+    let count = |usage: &Value, key: &str| usage[key].as_u64().unwrap_or(0);
+    let mut total = Usage::default();
+    for attempt in attempts {
+        let Some(agents) = attempt["usage"].as_object() else {
+            continue;
+        };
+        for usage in agents.values() {
+            total.add(&Usage {
+                tokens: Tokens {
+                    input_tokens: count(usage, "inputTokens"),
+                    cached_input_tokens: count(usage, "cachedInputTokens"),
+                    output_tokens: count(usage, "outputTokens"),
+                    reasoning_tokens: count(usage, "reasoningTokens"),
+                },
+                cost_usd: usage["costUsd"].as_f64(),
+            });
+        }
+    }
+    total
 }
 
 fn broken_path(error: &std::io::Error) -> Option<PathBuf> {
@@ -194,6 +223,7 @@ fn unreadable(dir: &Path, run: &Value, error: std::io::Error) -> RunStatus {
         reason: None,
         problem: Some(error.to_string()),
         broken: broken_path(&error),
+        usage: Usage::default(),
     }
 }
 

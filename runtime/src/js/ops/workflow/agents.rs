@@ -135,9 +135,9 @@ fn agent_run(
     };
     let in_flight = run.agents.in_flight();
     Ok(async move {
-        let outcome = turn::run(agent, request).await;
+        let end = turn::run(agent, request).await;
         drop(in_flight);
-        Ok(outcome.to_json())
+        Ok(end.to_json())
     })
 }
 
