@@ -20,7 +20,8 @@
 //! - `stdin.rs`: reading standard input without hanging on a pipe nobody writes or closes.
 //! - `exchange.rs`: the one request and response on the socket.
 //! - `output.rs`: what wfa prints and exits with.
-//! - `hook.rs`: `wfa hook claude`; `keep.rs`: `wfa __keep`, the parent of every agent process.
+//! - `hook.rs`: `wfa hook claude`; `keep.rs`: `wfa __keep`, the parent of every agent process;
+//!   `bridge.rs`: `wfa __bridge`, a sandboxed agent's network, inside its box.
 
 use std::ffi::OsString;
 use std::io::{self, Write};
@@ -41,6 +42,7 @@ mod refusal;
 mod wire;
 
 mod args;
+mod bridge;
 mod channel;
 mod exchange;
 mod hook;
@@ -65,6 +67,11 @@ fn main() -> ExitCode {
     if args.peek().is_some_and(|first| first == "__keep") {
         args.next();
         return ExitCode::from(keep::main(args.collect()));
+    }
+    // A sandboxed agent's parent inside its box (bridge.rs).
+    if args.peek().is_some_and(|first| first == "__bridge") {
+        args.next();
+        return ExitCode::from(bridge::main(args.collect()));
     }
     let output = run(program.as_deref(), args.collect());
     // A reader that went away (`wfa tool | head -1`) is not an error worth reporting.
