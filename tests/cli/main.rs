@@ -81,8 +81,6 @@ mod agent_cli_forks;
 // What awf guarantees when things go wrong: no orphan (kill -9, setsid), authority of the
 // socket, caps under abuse, private records, withheld credentials, durations at the edge.
 mod reliability;
-// What agentswf's authors write: options refused with "did you mean", agentswf's spellings.
-mod parity;
 
 // awf short of descriptors: a check it cannot make is a retriable resource-error.
 mod resources;
@@ -91,5 +89,3 @@ mod resources;
 mod sandbox;
 // A sandbox's network: the proxy on the host, `wfa __bridge` inside bubblewrap, curl as the agent.
 mod sandbox_network;
-// Agent worktrees: kept and removed as asked, swept after kill -9 (issue 26).
-mod worktrees;
