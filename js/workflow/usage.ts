@@ -1,9 +1,10 @@
 // What a run's turns used, for `wf.usage()`: each turn's `outcome.usage` (priced in Rust,
-// runtime/src/usage.rs) is noted here when the turn ends, with its agent and the stage it ran in
-// (the async frame's, identity.ts), and added up on demand: all, by agent, by stage (`(no
-// stage)` for a turn outside one) and by model (`(cli default)` for an agent opened without
-// one). A cost is summed only where it is known (reported or estimated); `unpricedTurns` counts
-// the turns without one, so a total never passes for complete when it is not.
+// runtime/src/usage.rs) is noted here when the turn ends, with its agent and the stage it was
+// asked for in (the async frame's, identity.ts), and added up on demand: all, by agent, by stage
+// (`(no stage)` for a turn outside one) and by model (`(cli default)` for an agent opened
+// without one). A cost is summed only where it is known (reported or estimated);
+// `unpricedTurns` counts the turns without one, so a total never passes for complete when it
+// is not.
 
 import { currentFrame } from "./identity.ts";
 
@@ -54,12 +55,18 @@ interface Noted {
 
 const ledgers = new Map<number, Noted[]>();
 
-/** Notes what a turn of `agent` in run `run` used, in the stage the calling code runs in. */
-export function noteUsage(run: number, agent: string, usage: TurnUsage | undefined): void {
+/** The stage the calling code runs in, read when a turn is asked for (after an `await` in
+ * awf's own code the frame is not restored). */
+export function stageNow(): string {
+  return currentFrame().stage ?? NO_STAGE;
+}
+
+/** Notes what a turn of `agent` in run `run`, asked for in `stage`, used. */
+export function noteUsage(run: number, agent: string, stage: string, usage: TurnUsage | undefined): void {
   if (!usage) return;
   let ledger = ledgers.get(run);
   if (!ledger) ledgers.set(run, (ledger = []));
-  ledger.push({ agent, stage: currentFrame().stage ?? NO_STAGE, usage });
+  ledger.push({ agent, stage, usage });
 }
 
 function emptyTotal(): UsageTotal {
