@@ -22,6 +22,8 @@ export const CODES = {
   stopCaught: "stop-caught",
   /** The attempt ended by wf.stop. */
   stopped: "stopped",
+  /** An options object has a key awf does not read (js/workflow/options.ts). */
+  unknownOption: "unknown-option",
   /** A turn id reused with another spec. */
   turnIdReused: "turn-id-reused",
   /** A tool handler gave work to the agent waiting for it. */

@@ -11,6 +11,7 @@
 import * as ops from "awf:ops";
 import { AwfError } from "../core.ts";
 import { CODES } from "../errors.ts";
+import { refuseUnknownOptions } from "../workflow/options.ts";
 
 export const WORKFLOW_KIND = "awf.workflow/v1";
 const NAME_RULE = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/;
@@ -19,6 +20,8 @@ export interface WorkflowMeta {
   /** Names the run folder: letters, digits, `.`, `_`, `-`; at most 128; no leading dot. */
   name: string;
   description: string;
+  /** When to pick this workflow, for `awf list` and whoever chooses among workflows. */
+  whenToUse?: string;
 }
 
 export interface PrepareContext {
@@ -39,6 +42,11 @@ export interface Workflow<Input, Result> extends WorkflowSpec<Input, Result> {
   readonly kind: typeof WORKFLOW_KIND;
 }
 
+/** The keys `defineWorkflow` reads in its spec and in `meta` (a new one is added here). */
+const SPEC_OPTIONS = ["meta", "prepare", "id", "run"] as const;
+const META_OPTIONS = ["name", "description", "whenToUse"] as const;
+const TOOL_OPTIONS = ["description", "input", "handler", "timeout"] as const;
+
 function invalid(message: string): AwfError {
   return new AwfError(CODES.invalidWorkflow, message);
 }
@@ -50,10 +58,12 @@ export function defineWorkflow<Input = { argv: string[] }, Result = unknown>(
   if (typeof spec !== "object" || spec === null) {
     throw invalid("defineWorkflow(spec): spec must be an object with meta and run");
   }
+  refuseUnknownOptions("defineWorkflow(spec)", spec, SPEC_OPTIONS);
   const meta = spec.meta as Partial<WorkflowMeta> | undefined;
   if (typeof meta !== "object" || meta === null) {
     throw invalid('defineWorkflow(spec): spec.meta is missing; give it { name: "my-workflow", description: "..." }');
   }
+  refuseUnknownOptions("defineWorkflow(spec): meta", meta, META_OPTIONS);
   if (typeof meta.name !== "string" || meta.name.trim() === "") {
     throw invalid('defineWorkflow(spec): meta.name is blank; it names the run folder, e.g. "dead-code"');
   }
@@ -64,6 +74,9 @@ export function defineWorkflow<Input = { argv: string[] }, Result = unknown>(
   }
   if (typeof meta.description !== "string" || meta.description.trim() === "") {
     throw invalid("defineWorkflow(spec): meta.description is blank; say in a sentence what the workflow does");
+  }
+  if (meta.whenToUse !== undefined && (typeof meta.whenToUse !== "string" || meta.whenToUse.trim() === "")) {
+    throw invalid("defineWorkflow(spec): meta.whenToUse must be a sentence saying when to pick this workflow, or left out");
   }
   if (typeof spec.run !== "function") {
     throw invalid("defineWorkflow(spec): spec.run must be a function: async run(wf, input) { ... }");
@@ -178,6 +191,7 @@ export function tool<Input = Record<string, never>>(spec: ToolSpec<Input>): Tool
   if (typeof spec !== "object" || spec === null) {
     throw new TypeError("tool(spec): spec must be an object with description and handler");
   }
+  refuseUnknownOptions("tool(spec)", spec, TOOL_OPTIONS);
   if (typeof spec.handler !== "function") {
     throw new TypeError("tool(spec): handler must be a function (input, call) => result");
   }

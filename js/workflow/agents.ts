@@ -18,7 +18,8 @@ import { cancellableTurn } from "./scope.ts";
 import { timeoutOption } from "./timeout.ts";
 import { compactOf, forkOf, setOf, type CompactSpec, type ForkSpec, type SetSpec } from "./fork.ts";
 import { CODES } from "../errors.ts";
-import { noteUsage, stageNow, type TurnUsage } from "./usage.ts";
+import { refuseUnknownOptions } from "./options.ts";
+import { noteUsage, type TurnUsage } from "./usage.ts";
 
 export type TurnOutcome<T> =
   | { kind: "answered"; answered: true; value: T }
@@ -35,9 +36,21 @@ export interface TurnSpec<T> {
   schema?: Typed<T> | object;
   /** `"30s"`, `"20m"`, `"1h"`, `"1500ms"` or milliseconds; the run's deadline always bounds it. */
   timeout?: string | number;
+  /** agentswf's spelling: milliseconds from the call; give `timeout` or `timeoutMs`, not both. */
+  timeoutMs?: number;
+  /** agentswf's spelling: the turn's end as Unix milliseconds (`number`, `Date` or `{ unixMilliseconds }`). */
+  deadline?: number | Date | { unixMilliseconds: number };
   /** Idempotency key for this agent: the same id and spec give the same turn. */
   id?: string;
 }
+
+/** The keys `agent.run(spec)` reads (a team adding one adds it here, where it is read). */
+const TURN_OPTIONS = ["prompt", "schema", "timeout", "timeoutMs", "deadline", "id"] as const;
+
+/** agentswf's turn options awf does not take, and what to write instead. */
+const TURN_INSTEAD = {
+  nudge: "awf does not take agentswf's `nudge` (its check-ins): leave it out; a turn is checked in on when its agent settles without an answer",
+} as const;
 
 export interface AgentOpenSpec {
   key: string;
@@ -75,13 +88,14 @@ export class Agent {
     const schema = spec.schema === undefined ? null : isTyped(spec.schema) ? spec.schema.schema : spec.schema;
     let timeout: unknown;
     try {
-      timeout = timeoutOption(`agent "${this.key}": run({ timeout })`, spec.timeout);
+      refuseUnknownOptions(`agent "${this.key}": run(spec)`, spec, TURN_OPTIONS, TURN_INSTEAD);
+      timeout = timeoutOption(`agent "${this.key}": run({ timeout })`, turnTimeout(this.key, spec));
     } catch (error) {
       return Promise.reject(error);
     }
     const request = { run: this.#run, agent: this.key, prompt: spec.prompt, schema, timeout };
     if (spec.id === undefined) return this.#start(request) as Promise<{ outcome: TurnOutcome<T> }>;
-    const key = JSON.stringify([spec.prompt, schema, spec.timeout ?? null]);
+    const key = JSON.stringify([spec.prompt, schema, spec.timeout ?? spec.timeoutMs ?? null, spec.deadline ?? null]);
     const earlier = this.#turns.get(spec.id);
     if (earlier) {
       if (earlier.spec !== key) {
@@ -95,9 +109,8 @@ export class Agent {
   }
 
   async #start(request: { run: number; agent: string; prompt: unknown; schema: unknown; timeout: unknown }): Promise<{ outcome: TurnOutcome<unknown> }> {
-    const stage = stageNow();
     const outcome = (await cancellableTurn(this.#run, this.key, (cancel) => ops.agent_run({ ...request, cancel }))) as TurnOutcome<unknown> & { usage?: TurnUsage };
-    noteUsage(this.#run, this.key, stage, outcome.usage);
+    noteUsage(this.#run, this.key, outcome.usage);
     return { outcome };
   }
 
@@ -135,6 +148,39 @@ export class Agent {
     if (refused) return refused;
     return opAsync(ops.agent_close({ run: this.#run, agent: this.key }));
   }
+}
+
+/**
+ * A turn's time limit from whichever of agentswf's spellings the spec uses: `timeout` (awf's),
+ * `timeoutMs` (milliseconds, the same thing) or `deadline` (a moment, turned into the
+ * milliseconds left now). At most one; a deadline already past is refused.
+ */
+function turnTimeout(agent: string, spec: TurnSpec<unknown>): unknown {
+  const given = (["timeout", "timeoutMs", "deadline"] as const).filter((name) => spec[name] !== undefined);
+  if (given.length > 1) {
+    throw new TypeError(`agent "${agent}": run(spec): give one of ${given.join(" and ")}, not both; they all bound the turn`);
+  }
+  if (spec.timeoutMs !== undefined) {
+    if (typeof spec.timeoutMs !== "number") {
+      throw new TypeError(`agent "${agent}": run({ timeoutMs }): timeoutMs must be a number of milliseconds, e.g. 60000`);
+    }
+    return spec.timeoutMs;
+  }
+  if (spec.deadline === undefined) return spec.timeout;
+  const deadline = spec.deadline as unknown;
+  const at =
+    typeof deadline === "number" ? deadline
+    : deadline instanceof Date ? deadline.getTime()
+    : typeof deadline === "object" && deadline !== null ? (deadline as { unixMilliseconds?: unknown }).unixMilliseconds
+    : undefined;
+  if (typeof at !== "number" || !Number.isFinite(at)) {
+    throw new TypeError(`agent "${agent}": run({ deadline }): deadline must be Unix milliseconds, a Date or { unixMilliseconds }; for a length of time write timeout: "5m"`);
+  }
+  const left = Math.ceil(at - Date.now());
+  if (left <= 0) {
+    throw new TypeError(`agent "${agent}": run({ deadline }): the deadline ${new Date(at).toISOString()} has passed; give the turn a later one`);
+  }
+  return left;
 }
 
 /** The rejection of work given to `agent` by code of its own tool call (identity.ts), if so. */

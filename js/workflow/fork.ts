@@ -12,6 +12,14 @@ import * as ops from "awf:ops";
 import { opAsync } from "../core.ts";
 import { copyHandlers, registerHandlers, toolSpecs } from "./tools.ts";
 import { timeoutOption } from "./timeout.ts";
+import { refuseUnknownOptions } from "./options.ts";
+
+/**
+ * The keys `fork` and `compact` read (a new option is added here); `set`'s are checked where
+ * they are read, in runtime/src/js/ops/workflow/fork.rs.
+ */
+const FORK_OPTIONS = ["key", "tools", "instructions"] as const;
+const COMPACT_OPTIONS = ["prompt", "timeout"] as const;
 
 export interface ForkSpec {
   /** The fork's key: a new agent of this run. */
@@ -38,6 +46,7 @@ export async function forkOf(run: number, runId: string, parent: string, spec: F
   if (typeof spec !== "object" || spec === null) {
     throw new TypeError(`agent "${parent}": fork(spec) takes an object with a key: fork({ key: "${parent}:2" })`);
   }
+  refuseUnknownOptions(`agent "${parent}": fork(spec)`, spec, FORK_OPTIONS);
   const tools = toolSpecs(String(spec.key), spec.tools);
   const request = { run, agent: parent, key: spec.key ?? null, instructions: spec.instructions ?? null, tools: tools ?? null };
   const forked = (await opAsync(ops.agent_fork(request))) as { key: string; launcher: string };
@@ -50,6 +59,7 @@ export async function compactOf<O>(run: number, agent: string, spec: CompactSpec
   if (typeof spec !== "object" || spec === null) {
     throw new TypeError(`agent "${agent}": compact(spec) takes an object with a prompt: compact({ prompt: "what to keep" })`);
   }
+  refuseUnknownOptions(`agent "${agent}": compact(spec)`, spec, COMPACT_OPTIONS);
   const request = { run, agent, prompt: spec.prompt ?? null, timeout: timeoutOption(`agent "${agent}": compact({ timeout })`, spec.timeout) };
   const outcome = (await opAsync(ops.agent_compact(request))) as O;
   return { outcome };

@@ -14,6 +14,11 @@ import { refuseInHandler } from "./identity.ts";
 import { currentScope, onScopeCancel } from "./scope.ts";
 import { timeoutOption } from "./timeout.ts";
 import { CODES } from "../errors.ts";
+import { refuseUnknownOptions } from "./options.ts";
+
+/** The keys `wf.receive` and `agent.send` read in their options (a new option is added here). */
+const RECEIVE_OPTIONS = ["from", "timeout"] as const;
+const SEND_OPTIONS = ["timeout"] as const;
 
 export interface Message<D = unknown> {
   /** The key of the agent that sent it. */
@@ -107,6 +112,7 @@ export function createReceiver(run: number, runId: string): Receiver {
     }
     let checked: { from: string | null; timeoutMs: number | null };
     try {
+      if (options !== undefined) refuseUnknownOptions("wf.receive(options?)", options, RECEIVE_OPTIONS);
       const timeout = timeoutOption("wf.receive(options?)", options?.timeout);
       checked = ops.receive_check({ run, from: options?.from ?? null, timeout }) as typeof checked;
     } catch (error) {
@@ -187,6 +193,7 @@ export function sendTo(run: number, key: string, message: unknown, options?: { t
   }
   let pending: ops.Pending<unknown>;
   try {
+    if (options !== undefined) refuseUnknownOptions(`agent "${key}": send(message, options?)`, options, SEND_OPTIONS);
     const timeout = timeoutOption(`agent "${key}": send(message, options?)`, options?.timeout);
     pending = ops.agent_send({ run, agent: key, message, timeout });
   } catch (error) {

@@ -6,6 +6,10 @@
 // ends unanswered does not throw: `agent.run` resolves with its outcome.
 
 import { Scope, authorSite, currentScope, withScope } from "./scope.ts";
+import { refuseUnknownOptions } from "./options.ts";
+
+/** The keys `wf.parallel`'s options read (a new option is added here). */
+const PARALLEL_OPTIONS = ["concurrency", "label"] as const;
 
 export interface ParallelOptions {
   /** How many run at once; a positive whole number. Default: all. */
@@ -23,6 +27,11 @@ export function parallel<T, R>(items: Iterable<T>, fn: (item: T, index: number) 
   }
   if (typeof options !== "object" || options === null) {
     return Promise.reject(new TypeError("wf.parallel(items, fn, options?): options must be an object, { concurrency?, label? }"));
+  }
+  try {
+    refuseUnknownOptions("wf.parallel(items, fn, options?)", options, PARALLEL_OPTIONS);
+  } catch (error) {
+    return Promise.reject(error);
   }
   const list = [...items];
   const { concurrency = list.length, label } = options;

@@ -11,6 +11,10 @@ import { AwfError } from "../core.ts";
 import { typed, isTyped, type Typed } from "../agentswf/workflow.ts";
 import { CODES } from "../errors.ts";
 import { withFrame } from "./identity.ts";
+import { refuseUnknownOptions } from "./options.ts";
+
+/** The keys a stage's options read (a new option is added here). */
+const STAGE_OPTIONS = ["result", "summary"] as const;
 
 export interface StageOptions<T> {
   /** The stage's value: JSON, checked against this when recorded and when reused. */
@@ -67,6 +71,7 @@ export function createStages(run: number, stops: StopState) {
     } else if (rest.length === 2) {
       options = rest[0] as StageOptions<unknown>;
       work = rest[1];
+      if (typeof options === "object" && options !== null) refuseUnknownOptions(`wf.stage("${String(name)}", options, work)`, options, STAGE_OPTIONS);
       if (typeof options !== "object" || options === null || options.result === undefined) {
         throw new TypeError(`wf.stage("${String(name)}", options, work): options must be { result: typed(...), summary? }`);
       }

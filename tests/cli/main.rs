@@ -82,6 +82,9 @@ mod agent_cli_forks;
 // socket, caps under abuse, private records, withheld credentials, durations at the edge.
 mod reliability;
 
+// What agentswf's authors write: options refused with "did you mean", agentswf's spellings.
+mod parity;
+
 // awf short of descriptors: a check it cannot make is a retriable resource-error.
 mod resources;
 

@@ -80,6 +80,7 @@ const SOURCES: &[(&str, &str)] = builtins![
     "workflow/fork",
     "workflow/identity",
     "workflow/messages",
+    "workflow/options",
     "workflow/parallel",
     "workflow/race",
     "workflow/scope",
