@@ -16,6 +16,7 @@
 //! - `records`: the run folder, events.jsonl, output.json, `awf logs`.
 //! - `progress`: what `awf run` shows while a run works (the live view) and when it ends.
 //! - `sandbox`: agent sandboxes (bubblewrap), their network grants and proxy.
+//! - `skills`: the exact skills an agent gets: resolved, checked, copied with their digest.
 //! - `testing`: `awf test`.
 //! - `worktree`: a git worktree per agent (`workspace: { worktree }`), kept or removed as asked.
 //! - `upcall`: the seam through which the concerns call into workflow code (tool handlers,
@@ -40,6 +41,7 @@ pub mod records;
 pub mod run;
 pub mod sandbox;
 pub mod schema;
+pub mod skills;
 pub mod testing;
 pub mod tools;
 pub mod upcall;
