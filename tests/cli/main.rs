@@ -40,6 +40,8 @@ mod docs;
 mod agents;
 // What turns used: `outcome.usage`, `wf.usage()`, `awf runs`' cost, real CLIs against the fake.
 mod usage;
+// Runtime aliases from the config files: doctor, a workflow using them, a bad file.
+mod aliases;
 // agent.fork, compact and set with command agents.
 mod forks;
 // The channel against a real run: bad answers, malformed requests, silent and many connections.

@@ -2,10 +2,13 @@
 //! found on this machine (harness/survey.rs does the looking), printed as a short report, or as
 //! JSON (the CLIs only). It exits 1 when an installed CLI is not the tested version, cannot reach
 //! a model or fails one of its own checks (codex: a custom model provider with no model, a
-//! sandbox that cannot run a command).
+//! sandbox that cannot run a command). The text report ends with the runtime aliases of the
+//! config files (harness/aliases.rs) and the file each came from; a config file awf cannot use
+//! is reported there, and exits 1 too.
 
 use std::io::Write;
 
+use awf_runtime::harness::aliases;
 use awf_runtime::harness::survey::{survey, CliSurvey};
 
 use super::installed::Installed;
@@ -24,16 +27,48 @@ pub fn run(args: DoctorArgs) -> i32 {
             let _ = write!(out, "{}", describe(cli));
         }
     }
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let aliases_ok = match aliases::load(&cwd) {
+        Ok(found) if !args.json => {
+            let _ = writeln!(out, "{}", describe_aliases(&found));
+            true
+        }
+        Ok(_) => true,
+        Err(e) => {
+            eprintln!("awf: runtime aliases: {e}\nhint: {}", aliases::CONFIG_HINT);
+            false
+        }
+    };
     let _ = out.flush();
     let healthy = found
         .iter()
         .filter(|cli| cli.program.is_some())
         .all(|cli| cli.tested_version() && cli.readiness.ready && cli.checks.iter().all(|c| c.ok));
-    if healthy {
+    if healthy && aliases_ok {
         0
     } else {
         1
     }
+}
+
+/// `aliases:` and a line per alias: `  fast: claude, model haiku, effort low (from <file>)`.
+fn describe_aliases(found: &aliases::Aliases) -> String {
+    if found.is_empty() {
+        return "aliases: none (define them in ~/.config/awf/config.json or ./.awf/config.json)"
+            .into();
+    }
+    let mut text = "aliases:".to_string();
+    for (name, alias) in found {
+        text += &format!("\n  {name}: {}", alias.runtime);
+        if let Some(model) = &alias.model {
+            text += &format!(", model {model}");
+        }
+        if let Some(effort) = &alias.effort {
+            text += &format!(", effort {effort}");
+        }
+        text += &format!(" (from {})", alias.from.display());
+    }
+    text
 }
 
 /// `awf <version>: <how it was installed> (<path>)`.

@@ -8,7 +8,7 @@ use std::time::Instant;
 use anyhow::anyhow;
 use awf_runtime::channel::sweep;
 use awf_runtime::duration::parse_timeout;
-use awf_runtime::harness::RuntimeOverrides;
+use awf_runtime::harness::{aliases, RuntimeOverrides};
 use awf_runtime::js::{Grant, Permissions, SandboxGrants};
 use awf_runtime::progress::{summary, LiveView, ViewOptions};
 use awf_runtime::run::{self, ContinueWhich, Ending, RunOptions};
@@ -32,7 +32,10 @@ fn start(args: RunArgs, color: ColorChoice) -> Result<i32, Failure> {
     });
     let timeout =
         parse_timeout(&args.timeout).map_err(|e| Failure::usage(anyhow!("--timeout: {e}")))?;
-    let overrides = runtime_overrides(&args.runtimes)?;
+    let mut overrides = runtime_overrides(&args.runtimes)?;
+    overrides.aliases = aliases::load(&cwd).map_err(|e| {
+        Failure::usage(anyhow!("runtime aliases: {e}")).with_hint(aliases::CONFIG_HINT)
+    })?;
     let terminal = std::io::stderr().is_terminal();
     let view = (!args.quiet).then(|| {
         Arc::new(LiveView::new(ViewOptions {

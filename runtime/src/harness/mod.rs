@@ -13,6 +13,7 @@
 //! a harness may fork, compact and change the settings of its session (`session.rs`; each CLI's
 //! own way in its folder's `session.rs`), as its `Capabilities` say.
 
+pub mod aliases;
 pub mod attempt;
 pub mod claude;
 pub mod cli;

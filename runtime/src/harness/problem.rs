@@ -10,6 +10,10 @@ use crate::hint::Hint;
 pub enum RuntimeError {
     #[error("unknown runtime \"{name}\"; awf drives {known}")]
     UnknownName { name: String, known: String },
+    #[error("runtime.alias: unknown alias \"{name}\"; the config files have {known}")]
+    UnknownAlias { name: String, known: String },
+    #[error("runtime.{option} is not an option of an alias (it takes alias, model, effort)")]
+    AliasOption { option: String },
     #[error("runtime.harness must be a name ({known})")]
     HarnessNotAName { known: String },
     #[error("runtime.harness: unknown harness \"{name}\"; awf drives {known}")]
@@ -63,6 +67,9 @@ pub enum RuntimeError {
 impl Hint for RuntimeError {
     fn hint(&self) -> Option<String> {
         match self {
+            RuntimeError::UnknownAlias { name, .. } => Some(format!(
+                "define it in ~/.config/awf/config.json or ./.awf/config.json: {{ \"runtimes\": {{ \"{name}\": {{ \"runtime\": \"claude\", \"model\": \"haiku\" }} }} }}; `awf doctor` lists the aliases"
+            )),
             RuntimeError::UnknownName { name, .. } => Some(format!(
                 "give runtime: {{ command: [\"./agent.sh\"] }} for an executable of your own, or map the name with `awf run --runtime {name}=<command>`"
             )),

@@ -15,6 +15,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use super::aliases::{Alias, Aliases};
 use super::cli::{CliConfig, CliInfo};
 use super::command::{self, Command};
 use super::Capabilities;
@@ -42,10 +43,12 @@ pub fn shell_limits() -> Vec<(&'static str, &'static str)> {
         .collect()
 }
 
-/// Runtime names mapped to commands for one run (`--runtime NAME=COMMAND`).
+/// Runtime names mapped to commands for one run (`--runtime NAME=COMMAND`), and the aliases
+/// of the config files (aliases.rs).
 #[derive(Clone, Debug, Default)]
 pub struct RuntimeOverrides {
     pub by_name: HashMap<String, Vec<String>>,
+    pub aliases: Aliases,
 }
 
 /// Where an agent opens.
@@ -124,6 +127,25 @@ struct CliSettings {
 fn read(spec: &Value, overrides: &RuntimeOverrides) -> Result<Chosen, RuntimeError> {
     match spec {
         Value::Object(map) if map.contains_key("command") => read_command(map),
+        Value::Object(map) if map.contains_key("alias") => {
+            if let Some(extra) = map
+                .keys()
+                .find(|k| !["alias", "model", "effort"].contains(&k.as_str()))
+            {
+                return Err(RuntimeError::AliasOption {
+                    option: extra.clone(),
+                });
+            }
+            let name = map["alias"].as_str().unwrap_or_default();
+            let alias = overrides
+                .aliases
+                .get(name)
+                .ok_or_else(|| RuntimeError::UnknownAlias {
+                    name: map["alias"].to_string().trim_matches('"').to_string(),
+                    known: alias_names(&overrides.aliases),
+                })?;
+            read(&expanded(alias, map), overrides)
+        }
         Value::Object(map) if map.contains_key("harness") => {
             let Some(name) = map["harness"].as_str() else {
                 return Err(RuntimeError::HarnessNotAName { known: names() });
@@ -140,6 +162,9 @@ fn read(spec: &Value, overrides: &RuntimeOverrides) -> Result<Chosen, RuntimeErr
         Value::Object(_) => Err(RuntimeError::NeitherHarnessNorCommand { known: names() }),
         Value::String(name) => match (overrides.by_name.get(name), cli(name)) {
             (Some(argv), _) => Ok(Chosen::Command(argv.clone())),
+            (None, _) if overrides.aliases.contains_key(name) => {
+                read(&expanded(&overrides.aliases[name], &Map::new()), overrides)
+            }
             (None, Some(info)) => Ok(Chosen::Cli(info, CliSettings::default())),
             (None, None) => Err(RuntimeError::UnknownName {
                 name: name.clone(),
@@ -210,6 +235,30 @@ fn read_settings(info: &CliInfo, map: &Map<String, Value>) -> Result<CliSettings
         effort,
         args,
     })
+}
+
+/// An alias as the `{ harness, model?, effort? }` it stands for, `given`'s model and effort
+/// replacing its own.
+fn expanded(alias: &Alias, given: &Map<String, Value>) -> Value {
+    let mut spec = Map::new();
+    spec.insert("harness".into(), Value::String(alias.runtime.clone()));
+    for (key, own) in [("model", &alias.model), ("effort", &alias.effort)] {
+        match given.get(key) {
+            Some(value) => spec.insert(key.into(), value.clone()),
+            None => own
+                .as_ref()
+                .and_then(|v| spec.insert(key.into(), Value::String(v.clone()))),
+        };
+    }
+    Value::Object(spec)
+}
+
+/// The aliases' names, for an error: `fast, deep` or `none`.
+fn alias_names(aliases: &Aliases) -> String {
+    if aliases.is_empty() {
+        return "none".into();
+    }
+    aliases.keys().cloned().collect::<Vec<_>>().join(", ")
 }
 
 /// `codex, claude, gemini, pi and opencode`.
@@ -310,6 +359,51 @@ mod tests {
         assert_eq!(settings.effort.as_deref(), Some("max"));
         assert_eq!(settings.args, vec!["--verbose"]);
         assert!(matches!(read(&json!("pi"), &none), Ok(Chosen::Cli(info, _)) if info.name == "pi"));
+    }
+
+    #[test]
+    fn config_aliases_stand_for_a_cli_with_a_model_and_an_effort() {
+        let mut overrides = RuntimeOverrides::default();
+        overrides.aliases.insert(
+            "fast".into(),
+            Alias {
+                runtime: "claude".into(),
+                model: Some("haiku".into()),
+                effort: Some("low".into()),
+                from: "/p/.awf/config.json".into(),
+            },
+        );
+        let settings = |spec: Value| match read(&spec, &overrides) {
+            Ok(Chosen::Cli(info, s)) => (info.name, s.model, s.effort),
+            Ok(Chosen::Command(_)) => panic!("a command"),
+            Err(e) => panic!("{e}"),
+        };
+        let haiku = Some("haiku".to_string());
+        assert_eq!(
+            settings(json!("fast")),
+            ("claude", haiku.clone(), Some("low".into()))
+        );
+        assert_eq!(
+            settings(json!({"alias": "fast", "effort": "high"})),
+            ("claude", haiku, Some("high".into()))
+        );
+        let err = |spec: Value| read(&spec, &overrides).err().expect("refused").to_string();
+        assert_eq!(
+            err(json!({"alias": "slow"})),
+            "runtime.alias: unknown alias \"slow\"; the config files have fast"
+        );
+        assert!(err(json!({"alias": "fast", "args": []}))
+            .contains("runtime.args is not an option of an alias"));
+        assert!(err(json!({"alias": "fast", "effort": "ultra"}))
+            .contains("not an effort level of claude"));
+        // `--runtime claude=COMMAND` also runs the aliases that name claude.
+        overrides
+            .by_name
+            .insert("claude".into(), vec!["./fake.sh".into()]);
+        assert!(matches!(
+            read(&json!("fast"), &overrides),
+            Ok(Chosen::Command(_))
+        ));
     }
 
     #[test]

@@ -1,0 +1,109 @@
+//! Runtime aliases from the config files (`$XDG_CONFIG_HOME/awf/config.json` and
+//! `./.awf/config.json`, the nearer winning): what `awf doctor` lists and where each came from,
+//! a workflow's `runtime: "<alias>"` and `runtime: { alias, effort }` running (the alias's CLI
+//! mapped to an executable with `--runtime`), and a bad config file refused with its line.
+
+use crate::util::{assert_has, TempProject};
+
+const ANSWER: &str =
+    "#!/bin/sh\ncat > /dev/null\n\"$AWF_WFA\" result \"$AWF_TURN\" <<'WF_JSON'\nok\nWF_JSON\n";
+
+const WORKFLOW: &str = r#"export default defineWorkflow({
+  meta: { name: "aliases", description: "Two agents opened by alias." },
+  async run(wf) {
+    const a = await wf.agents.open({ key: "a", runtime: "fast" });
+    const b = await wf.agents.open({ key: "b", runtime: { alias: "fast", effort: "high" } });
+    return [(await a.run({ prompt: "Say ok." })).outcome.kind, (await b.run({ prompt: "Say ok." })).outcome.kind];
+  },
+});
+"#;
+
+/// A project with a user config (under `xdg/`) and a project config.
+fn project(user: &str, nearer: &str) -> TempProject {
+    let project = TempProject::new();
+    project
+        .file("xdg/awf/config.json", user)
+        .file(".awf/config.json", nearer)
+        .file("wf.ts", WORKFLOW)
+        .script("agent.sh", ANSWER);
+    project
+}
+
+const USER: &str = r#"{ "runtimes": {
+  "fast": { "runtime": "claude", "model": "haiku", "effort": "low" },
+  "deep": { "runtime": "codex", "model": "gpt-5.1-codex" } } }"#;
+
+#[test]
+fn doctor_lists_the_aliases_the_nearer_file_winning() {
+    let project = project(
+        USER,
+        r#"{ "runtimes": { "fast": { "runtime": "pi", "model": "m" } } }"#,
+    );
+    let doctor = project
+        .awf(&["doctor"])
+        .env("XDG_CONFIG_HOME", project.path().join("xdg"))
+        .run();
+    let nearer = project.path().join(".awf/config.json");
+    let user = project.path().join("xdg/awf/config.json");
+    assert_has(&doctor.stdout, "aliases:");
+    assert_has(
+        &doctor.stdout,
+        &format!("  fast: pi, model m (from {})", nearer.display()),
+    );
+    assert_has(
+        &doctor.stdout,
+        &format!(
+            "  deep: codex, model gpt-5.1-codex (from {})",
+            user.display()
+        ),
+    );
+}
+
+#[test]
+fn an_alias_opens_its_cli_which_runtime_can_map_to_a_command() {
+    let project = project(USER, "{}");
+    let ran = project
+        .awf(&["run", "wf.ts", "--runtime", "claude=./agent.sh"])
+        .env("XDG_CONFIG_HOME", project.path().join("xdg"))
+        .run();
+    assert_eq!(
+        ran.assert_success().json(),
+        serde_json::json!(["answered", "answered"])
+    );
+}
+
+#[test]
+fn an_unknown_alias_is_refused_with_the_ones_there_are() {
+    let project = project(
+        r#"{ "runtimes": { "deep": { "runtime": "codex" } } }"#,
+        "{}",
+    );
+    let ran = project
+        .awf(&["run", "wf.ts", "--runtime", "claude=./agent.sh"])
+        .env("XDG_CONFIG_HOME", project.path().join("xdg"))
+        .run();
+    assert_ne!(ran.code, Some(0), "{}", ran.stderr);
+    assert_has(&ran.stderr, "unknown runtime \"fast\"");
+}
+
+#[test]
+fn a_bad_config_file_is_refused_naming_the_file_and_line() {
+    let project = project(
+        "{}",
+        "{\n  \"runtimes\": {\n    \"fast\": { \"model\": \"haiku\" }\n  }\n}\n",
+    );
+    let ran = project
+        .awf(&["run", "wf.ts"])
+        .env("XDG_CONFIG_HOME", project.path().join("xdg"))
+        .run();
+    assert_eq!(ran.code, Some(2), "{}", ran.stderr);
+    let file = project.path().join(".awf/config.json");
+    assert_has(
+        &ran.stderr,
+        &format!(
+            "runtime aliases: {}:3:5: alias `fast`: needs `runtime`",
+            file.display()
+        ),
+    );
+    assert_has(&ran.stderr, "hint: write { \"runtimes\": { \"fast\"");
+}
