@@ -152,6 +152,14 @@ declare module "agentswf/testing" {
     n: number;
     prompt?: string;
     schema?: { [key: string]: JsonValue } | null;
+    /** The author's name for the turn (`agent.run({ label })`). */
+    label?: string;
+    /** The stage the turn ran in. */
+    stage?: string;
+    /** The agent's model and effort when the turn started. */
+    model?: string;
+    effort?: string;
+    /** Whether a check-in happened. */
     checkIn: boolean;
     /** `answered`, `unanswered`, `blocked`, `timed-out`, `failed` or `cancelled`; `ended` for a message turn. */
     outcome: string;
@@ -183,6 +191,21 @@ declare module "agentswf/testing" {
     code?: string;
   }
 
+  /** What an agent of a tested run was opened with. */
+  export interface AgentRecord {
+    key: string;
+    /** As the run's record has it: `{ kind, program?, model?, effort?, args? }`. */
+    runtime: { [key: string]: JsonValue };
+    model?: string;
+    effort?: string;
+    /** The names of its tools. */
+    tools: string[];
+    cwd: string;
+    sandbox?: JsonValue;
+    /** A fork: the agent it was forked from. */
+    forkedFrom?: string;
+  }
+
   export interface TestRun<Result> {
     /** The workflow's result; throws (with the workflow's error as `cause`) if it threw or stopped. */
     readonly value: Result;
@@ -202,6 +225,10 @@ declare module "agentswf/testing" {
     readonly logs: { message: string; fields?: { [key: string]: JsonValue } }[];
     /** The turns of one agent. */
     turnsOf(agent: string): TurnRecord[];
+    /** Each agent opened or forked, in order. */
+    readonly agents: AgentRecord[];
+    /** What `key` was opened with; throws, listing the opened agents, if none has that key. */
+    agentOf(key: string): AgentRecord;
     /** Every fork, compaction and change of settings, in order. */
     readonly forks: ForkRecord[];
     readonly compactions: CompactionRecord[];

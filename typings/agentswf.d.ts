@@ -322,6 +322,8 @@ declare module "agentswf" {
     tools?: { [name: string]: Tool<any> };
     /** The agent may send the workflow messages with `wfa send`, which `wf.receive` takes. */
     messages?: boolean;
+    /** The check-in of each of its turns that gives none. */
+    checkIn?: CheckIn;
   }
 
   /** A message an agent sent (`wfa send`), as `wf.receive` gives it. */
@@ -371,7 +373,14 @@ declare module "agentswf" {
     timeout?: Duration;
     /** Makes the turn idempotent for this agent: the same id and spec give the same turn. */
     id?: string;
+    /** The author's name for the turn, recorded with its start. */
+    label?: string;
+    /** `false`: no check-in; `{ prompt?, timeout? }`: the check-in's first sentence and its own bound. Default: the agent's. */
+    checkIn?: CheckIn;
   }
+
+  /** A turn's check-in when its agent ends without an answer: off, or the author's sentence and time limit. */
+  export type CheckIn = false | { prompt?: string; timeout?: Duration };
 
   export interface Agent {
     readonly key: string;

@@ -13,9 +13,10 @@ import { isTyped, isWorkflow, type Typed, type Workflow } from "./workflow.ts";
 import { createContext } from "../workflow/context.ts";
 import { isStop, type StopState } from "../workflow/stages.ts";
 import { closeMailbox } from "../workflow/messages.ts";
-import { compactionRecords, forkRecords, setRecords, type CompactionRecord, type ForkRecord, type SetRecord } from "./session_records.ts";
+import { TestRun, type CallRecord, type CompactionRecord, type ForkRecord, type MessageRecord, type SetRecord, type StageRecord, type TurnRecord } from "./test_run.ts";
 
-export type { CompactionRecord, ForkRecord, SetRecord };
+export { TestRun };
+export type { CallRecord, CompactionRecord, ForkRecord, MessageRecord, SetRecord, StageRecord, TurnRecord };
 
 const SCRIPT = Symbol.for("awf.script");
 
@@ -156,193 +157,6 @@ export interface TestOptions {
 export type Compaction = string | ((compaction: { agent: string; focus: string; n: number }) => string | Reply | Promise<string | Reply>);
 
 
-/** What a tested attempt did with one stage, in the order stages were entered. */
-export interface StageRecord {
-  stage: string;
-  /** `ran`: its work was called; `reused`: a recorded value was used instead. */
-  source: "ran" | "reused";
-  outcome: "succeeded" | "failed" | "stopped" | "running";
-  /** The stage's value, when it succeeded with a result schema. */
-  value?: unknown;
-  reason?: string;
-  /** Why a recorded stage ran again (its value no longer fit the schema). */
-  because?: string;
-}
-
-export interface TurnRecord {
-  agent: string;
-  turn: string;
-  n: number;
-  prompt?: string;
-  schema?: object | null;
-  checkIn: boolean;
-  outcome: string;
-  detail?: string;
-  /** A message turn (`agent.send`): its message. */
-  message?: { text: string; data?: unknown };
-}
-
-/** A message an agent sent the workflow (`wfa send`, `turn.send`). */
-export interface MessageRecord {
-  from: string;
-  text: string;
-  data?: unknown;
-  at: string;
-  /** Whether `wf.receive` took it. */
-  received: boolean;
-}
-
-export interface CallRecord {
-  agent: string;
-  tool: string;
-  call?: string;
-  input?: unknown;
-  outcome: string;
-  result?: unknown;
-  error?: string;
-  code?: string;
-}
-
-/** What a tested run did. */
-export class TestRun<R = unknown> {
-  readonly #value: R | undefined;
-  readonly #error: unknown;
-  readonly #failed: boolean;
-  readonly turns: TurnRecord[];
-  readonly calls: CallRecord[];
-  /** The messages agents sent, in order. */
-  readonly messages: MessageRecord[];
-  readonly logs: { message: string; fields?: Record<string, unknown> }[];
-  /** The attempt: 1, or 2 when the test gave `recorded` or `fromStage`. */
-  readonly attempt: number;
-  readonly stages: StageRecord[];
-  /** Set when the workflow called `wf.stop(reason)`: its reason and the stage it stopped in. */
-  readonly stopped?: { reason: string; stage?: string };
-  readonly forks: ForkRecord[];
-  readonly compactions: CompactionRecord[];
-  readonly sets: SetRecord[];
-
-  constructor(result: { value?: R; error?: unknown; failed: boolean; stopped?: string }, events: Record<string, any>[], prompts: Map<string, { prompt: string; schema: object | null }>, attempt: number, values: Map<string, unknown>) {
-    this.#value = result.value;
-    this.#error = result.error;
-    this.#failed = result.failed;
-    this.attempt = attempt;
-    this.stages = stageRecords(events, values);
-    if (result.stopped !== undefined) {
-      const stage = this.stages.find((s) => s.outcome === "stopped")?.stage;
-      this.stopped = stage === undefined ? { reason: result.stopped } : { reason: result.stopped, stage };
-    }
-    this.turns = turnRecords(events, prompts);
-    this.calls = callRecords(events);
-    this.messages = messageRecords(events);
-    this.forks = forkRecords(events);
-    this.compactions = compactionRecords(events);
-    this.sets = setRecords(events);
-    this.logs = events
-      .filter((e) => e.event === "log")
-      .map((e) => (e.fields ? { message: e.message, fields: e.fields } : { message: e.message }));
-  }
-
-  /** The workflow's result; throws (with the workflow's error as `cause`) if it threw or stopped. */
-  get value(): R {
-    if (this.stopped) throw new Error(`the workflow stopped: ${this.stopped.reason}`);
-    if (this.#failed) {
-      const message = this.#error instanceof Error ? this.#error.message : String(this.#error);
-      throw new Error(`the workflow failed: ${message}`, { cause: this.#error });
-    }
-    return this.#value as R;
-  }
-
-  turnsOf(agent: string): TurnRecord[] {
-    return this.turns.filter((t) => t.agent === agent);
-  }
-
-  compactionsOf(agent: string): CompactionRecord[] {
-    return this.compactions.filter((c) => c.agent === agent);
-  }
-
-  setsOf(agent: string): SetRecord[] {
-    return this.sets.filter((c) => c.agent === agent);
-  }
-}
-
-function turnRecords(events: Record<string, any>[], prompts: Map<string, { prompt: string; schema: object | null }>): TurnRecord[] {
-  const records = new Map<string, TurnRecord>();
-  for (const e of events) {
-    if (e.event === "turn-started" && e.message) {
-      records.set(e.turn, { agent: e.agent, turn: e.turn, n: e.n, schema: null, checkIn: false, outcome: "running", message: e.message });
-    } else if (e.event === "turn-started") {
-      const asked = prompts.get(e.turn);
-      records.set(e.turn, { agent: e.agent, turn: e.turn, n: e.n, prompt: asked?.prompt, schema: asked?.schema ?? e.schema ?? null, checkIn: false, outcome: "running" });
-    } else if (e.event === "check-in") {
-      const record = records.get(e.turn);
-      if (record) record.checkIn = true;
-    } else if (e.event === "turn-settled") {
-      const record = records.get(e.turn) ?? { agent: e.agent, turn: e.turn, n: 0, checkIn: false, outcome: e.outcome };
-      record.outcome = e.outcome;
-      if (e.detail) record.detail = e.detail;
-      records.set(e.turn, record);
-    }
-  }
-  return [...records.values()];
-}
-
-function stageRecords(events: Record<string, any>[], values: Map<string, unknown>): StageRecord[] {
-  const stages: StageRecord[] = [];
-  const open = new Map<string, StageRecord>();
-  for (const e of events) {
-    if (e.event === "stage-reused") {
-      const record: StageRecord = { stage: e.stage, source: "reused", outcome: "succeeded" };
-      if (values.get(e.stage) !== undefined) record.value = values.get(e.stage);
-      stages.push(record);
-    } else if (e.event === "stage-started") {
-      const record: StageRecord = { stage: e.stage, source: "ran", outcome: "running" };
-      if (e.because) record.because = e.because;
-      open.set(e.stage, record);
-      stages.push(record);
-    } else if (e.event === "stage-ended") {
-      const record = open.get(e.stage);
-      if (!record) continue;
-      record.outcome = e.outcome;
-      if (e.reason) record.reason = e.reason;
-      if (e.outcome === "succeeded" && values.get(e.stage) !== undefined) record.value = values.get(e.stage);
-    }
-  }
-  return stages;
-}
-
-function messageRecords(events: Record<string, any>[]): MessageRecord[] {
-  const received = new Set(events.filter((e) => e.event === "message-received").map((e) => e.seq));
-  return events
-    .filter((e) => e.event === "message-sent")
-    .map((e) => {
-      const record: MessageRecord = { from: e.agent, text: e.text, at: e.at, received: received.has(e.seq) };
-      if ("data" in e) record.data = e.data;
-      return record;
-    });
-}
-
-function callRecords(events: Record<string, any>[]): CallRecord[] {
-  const calls: CallRecord[] = [];
-  const byId = new Map<string, CallRecord>();
-  for (const e of events) {
-    if (e.event === "tool-called") {
-      const record: CallRecord = { agent: e.agent, tool: e.tool, call: e.call, input: e.input, outcome: "running" };
-      byId.set(e.call, record);
-      calls.push(record);
-    } else if (e.event === "tool-settled") {
-      const record = byId.get(e.call);
-      if (!record) continue;
-      record.outcome = e.outcome;
-      if ("result" in e) record.result = e.result;
-      if (e.error) record.error = e.error;
-    } else if (e.event === "tool-refused") {
-      calls.push({ agent: e.agent, tool: e.tool, outcome: "refused", code: e.code, error: [e.message, ...(e.details ?? [])].join("\n") });
-    }
-  }
-  return calls;
-}
-
 /** The state of one tested run, found by its id when the host asks for a turn. */
 interface ScriptedRun {
   handle: number;
@@ -458,6 +272,13 @@ export async function testWorkflow<R = unknown>(workflow: Workflow<any, R>, ...r
   }
   if (failure) throw placedAt(failure.error, callSite);
   const unused = unusedEntries(state);
+  if (unused && result.failed) {
+    // The workflow's own error explains why the scripts went unused: it comes first.
+    const thrown = result.error instanceof Error ? result.error.message : String(result.error);
+    const failure = new ScriptFailure(`the workflow threw: ${thrown}\n(so ${unused})`);
+    failure.cause = result.error;
+    throw placedAt(failure, callSite);
+  }
   if (unused) throw placedAt(new ScriptFailure(unused), callSite);
   const events = ops.run_events(opened.run, 0) as Record<string, any>[];
   return new TestRun<R>(result, events, state.prompts, opened.attempt, stops.values!);
@@ -532,14 +353,20 @@ function watchForStall(run: number, stallMs: number, fail: (error: unknown) => v
 
 /** The script for `agent`: its exact key first, then one `*` pattern. */
 function scriptFor(state: ScriptedRun, agent: string): Entry | Entry[] | string {
-  if (agent in state.agents) return state.agents[agent]!;
+  const key = scriptKeyFor(state, agent);
+  return key.error ?? state.agents[key.key]!;
+}
+
+/** Which key of the `agents` option scripts `agent`: its own, one pattern, or its fork parent's. */
+function scriptKeyFor(state: ScriptedRun, agent: string): { key: string; error?: undefined } | { key?: undefined; error: string } {
+  if (agent in state.agents) return { key: agent };
   const matches = Object.keys(state.agents).filter((key) => key.includes("*") && globMatches(key, agent));
-  if (matches.length === 1) return state.agents[matches[0]!]!;
-  if (matches.length > 1) return `agent "${agent}" matches more than one script pattern: ${matches.join(", ")}`;
+  if (matches.length === 1) return { key: matches[0]! };
+  if (matches.length > 1) return { error: `agent "${agent}" matches more than one script pattern: ${matches.join(", ")}` };
   const parent = state.forks.get(agent);
-  if (parent !== undefined) return scriptFor(state, parent);
+  if (parent !== undefined) return scriptKeyFor(state, parent);
   const known = Object.keys(state.agents);
-  return `agent "${agent}" has no script; give it one in testWorkflow's agents option (scripted: ${known.length ? known.join(", ") : "none"})`;
+  return { error: `agent "${agent}" has no script; give it one in testWorkflow's agents option (scripted: ${known.length ? known.join(", ") : "none"})` };
 }
 
 function globMatches(pattern: string, key: string): boolean {
@@ -556,18 +383,25 @@ function split(entries: Entry[]): { turns: (Script | Reply)[]; wakes: Wake[] } {
 }
 
 function unusedEntries(state: ScriptedRun): string | undefined {
+  const players = [...new Set([...state.used.keys(), ...state.woken.keys()])];
   for (const [key, entries] of Object.entries(state.agents)) {
     if (!Array.isArray(entries)) continue;
     const { turns, wakes } = split(entries);
-    // A fork that plays its parent's list uses its entries too.
-    const forks = [...state.forks].filter(([, parent]) => parent === key).map(([fork]) => state.used.get(fork) ?? 0);
-    const used = Math.max(state.used.get(key) ?? 0, ...forks);
-    if (used < turns.length) {
-      return `the script list for agent "${key}" has ${turns.length} entries but only ${used} turn${used === 1 ? "" : "s"} came`;
-    }
-    const woken = state.woken.get(key) ?? 0;
-    if (woken < wakes.length) {
-      return `the script list for agent "${key}" has ${wakes.length} wake entr${wakes.length === 1 ? "y" : "ies"} but only ${woken} message turn${woken === 1 ? "" : "s"} came`;
+    // Each agent the list scripts plays it from the start; a fork that plays its parent's list
+    // goes on from where the parent was, so the two count as one.
+    const playing = players.filter((agent) => scriptKeyFor(state, agent).key === key);
+    const roots = playing.filter((agent) => !playing.includes(state.forks.get(agent) ?? ""));
+    for (const agent of roots.length > 0 ? roots : [key]) {
+      const forks = playing.filter((fork) => state.forks.get(fork) === agent).map((fork) => state.used.get(fork) ?? 0);
+      const used = Math.max(state.used.get(agent) ?? 0, ...forks);
+      const whose = agent === key ? `agent "${key}"` : `agent "${key}" (played by "${agent}")`;
+      if (used < turns.length) {
+        return `the script list for ${whose} has ${turns.length} entries but only ${used} turn${used === 1 ? "" : "s"} came`;
+      }
+      const woken = state.woken.get(agent) ?? 0;
+      if (woken < wakes.length) {
+        return `the script list for ${whose} has ${wakes.length} wake entr${wakes.length === 1 ? "y" : "ies"} but only ${woken} message turn${woken === 1 ? "" : "s"} came`;
+      }
     }
   }
   return undefined;
@@ -725,8 +559,8 @@ async function play(state: ScriptedRun, request: TurnRequest, entry: Entry, sign
     if (value[SCRIPT] === "answer") throw new ScriptFailure(`agent "${request.agent}": a script function must return the answer's value or a reply.*(), not answer(...)`);
     return replied(value, signal);
   }
-  await submit(state, request, value);
-  return { reply: "answered" };
+  // An answer that lost the race with the turn's end is dropped, as one after the abort is.
+  return (await submit(state, request, value)) ? { reply: "answered" } : { reply: "silent" };
 }
 
 async function replied(entry: Reply, signal: AbortSignal): Promise<{ reply: string; reason?: string }> {
@@ -737,8 +571,13 @@ async function replied(entry: Reply, signal: AbortSignal): Promise<{ reply: stri
   return entry.reason === undefined ? { reply: entry.kind } : { reply: entry.kind, reason: entry.reason };
 }
 
-/** Sends the answer through the agent's socket, as `wfa result` would. */
-async function submit(state: ScriptedRun, request: TurnRequest, value: unknown): Promise<void> {
+/**
+ * Sends the answer through the agent's socket, as `wfa result` would. `false`: the turn ended
+ * first (a cancel, its deadline) and the answer is dropped. The host ends a turn before it tells
+ * the script (`turn.signal`), so an answer sent between the two finds the turn closed, or the
+ * agent's socket gone when the agent closed with it.
+ */
+async function submit(state: ScriptedRun, request: TurnRequest, value: unknown): Promise<boolean> {
   let stdin: string;
   if (request.schema === null) {
     if (typeof value !== "string") {
@@ -748,11 +587,20 @@ async function submit(state: ScriptedRun, request: TurnRequest, value: unknown):
   } else {
     stdin = JSON.stringify(ops.check_json(value));
   }
-  const response = await exchange(state, request.agent, { command: "result", turn: request.turn, args: [], stdin });
+  let response: WireResponse;
+  try {
+    response = await exchange(state, request.agent, { command: "result", turn: request.turn, args: [], stdin });
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (code === "unreachable" || code === "agent-closed") return false;
+    throw error;
+  }
+  if (response.kind === "refused" && response.code === "closed-turn") return false;
   if (response.kind !== "ok") {
     const lines = [response.message, ...(response.details ?? [])].join("\n  ");
     throw new ScriptFailure(`agent "${request.agent}" turn ${request.n}: the script's answer was refused (${response.code}): ${lines}`);
   }
+  return true;
 }
 
 interface WireResponse {

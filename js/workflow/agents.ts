@@ -42,10 +42,17 @@ export interface TurnSpec<T> {
   deadline?: number | Date | { unixMilliseconds: number };
   /** Idempotency key for this agent: the same id and spec give the same turn. */
   id?: string;
+  /** The author's name for the turn: recorded, and shown by `awf logs` and the live view instead of its id. */
+  label?: string;
+  /** `false`: no check-in when the agent ends without an answer; `{ prompt?, timeout? }`: the check-in's first sentence, and a bound on it. Default: the agent's (`agents.open({ checkIn })`). */
+  checkIn?: CheckInSpec;
 }
 
+/** A turn's check-in: off, or the author's sentence and time limit (runtime/src/agents/check_in.rs). */
+export type CheckInSpec = false | { prompt?: string; timeout?: string | number };
+
 /** The keys `agent.run(spec)` reads (a team adding one adds it here, where it is read). */
-const TURN_OPTIONS = ["prompt", "schema", "timeout", "timeoutMs", "deadline", "id"] as const;
+const TURN_OPTIONS = ["prompt", "schema", "timeout", "timeoutMs", "deadline", "id", "label", "checkIn"] as const;
 
 /** agentswf's turn options awf does not take, and what to write instead. */
 const TURN_INSTEAD = {
@@ -61,6 +68,8 @@ export interface AgentOpenSpec {
   tools?: Record<string, unknown>;
   /** The agent may send the workflow messages (`wfa send`), which `wf.receive` takes. */
   messages?: boolean;
+  /** The check-in of each of its turns that gives none (`agent.run({ checkIn })`). */
+  checkIn?: CheckInSpec;
 }
 
 export class Agent {
@@ -70,6 +79,8 @@ export class Agent {
   readonly #run: number;
   readonly #runId: string;
   readonly #turns = new Map<string, { spec: string; result: Promise<{ outcome: TurnOutcome<unknown> }> }>();
+  /** The check-in its turns get when they give none: `agents.open({ checkIn })`. */
+  checkIn: CheckInSpec | undefined;
 
   constructor(run: number, key: string, launcher: string, runId: string) {
     this.#run = run;
@@ -93,9 +104,10 @@ export class Agent {
     } catch (error) {
       return Promise.reject(error);
     }
-    const request = { run: this.#run, agent: this.key, prompt: spec.prompt, schema, timeout };
+    const checkIn = spec.checkIn !== undefined ? spec.checkIn : this.checkIn;
+    const request = { run: this.#run, agent: this.key, prompt: spec.prompt, schema, timeout, label: spec.label ?? null, checkIn: checkIn ?? null };
     if (spec.id === undefined) return this.#start(request) as Promise<{ outcome: TurnOutcome<T> }>;
-    const key = JSON.stringify([spec.prompt, schema, spec.timeout ?? spec.timeoutMs ?? null, spec.deadline ?? null]);
+    const key = JSON.stringify([spec.prompt, schema, spec.timeout ?? spec.timeoutMs ?? null, spec.deadline ?? null, request.label, request.checkIn]);
     const earlier = this.#turns.get(spec.id);
     if (earlier) {
       if (earlier.spec !== key) {
@@ -108,7 +120,7 @@ export class Agent {
     return result as Promise<{ outcome: TurnOutcome<T> }>;
   }
 
-  async #start(request: { run: number; agent: string; prompt: unknown; schema: unknown; timeout: unknown }): Promise<{ outcome: TurnOutcome<unknown> }> {
+  async #start(request: { run: number; agent: string; prompt: unknown; schema: unknown; timeout: unknown; label: unknown; checkIn: unknown }): Promise<{ outcome: TurnOutcome<unknown> }> {
     const outcome = (await cancellableTurn(this.#run, this.key, (cancel) => ops.agent_run({ ...request, cancel }))) as TurnOutcome<unknown> & { usage?: TurnUsage };
     noteUsage(this.#run, this.key, outcome.usage);
     return { outcome };
@@ -205,12 +217,16 @@ export function createAgents(run: number, runId: string): AgentDirectory {
         throw new TypeError("wf.agents.open(spec): spec must be an object with key and runtime");
       }
       const tools = toolSpecs(String(spec.key), spec.tools);
-      const opened = ops.agent_open(run, { ...spec, tools }) as { key: string; launcher: string };
+      // The check-in default is the JS Agent's (each run sends its own); the host never sees it.
+      const { checkIn, ...hostSpec } = spec;
+      if (checkIn !== undefined && checkIn !== false && (typeof checkIn !== "object" || checkIn === null)) {
+        throw new TypeError(`wf.agents.open(spec): agent "${String(spec.key)}": checkIn must be false (no check-ins) or { prompt?, timeout? }`);
+      }
+      const opened = ops.agent_open(run, { ...hostSpec, tools }) as { key: string; launcher: string };
       registerHandlers(runId, opened.key, spec.tools as Record<string, unknown> | undefined);
-      const existing = open.get(opened.key);
-      if (existing) return existing;
-      const agent = new Agent(run, opened.key, opened.launcher, runId);
+      const agent = open.get(opened.key) ?? new Agent(run, opened.key, opened.launcher, runId);
       open.set(opened.key, agent);
+      if (checkIn !== undefined) agent.checkIn = checkIn;
       return agent;
     },
   });

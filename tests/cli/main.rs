@@ -42,6 +42,8 @@ mod agents;
 mod usage;
 // Runtime aliases from the config files: doctor, a workflow using them, a bad file.
 mod aliases;
+// A turn's checkIn (off, the author's sentence, its own timeout, the opener's default) and label.
+mod check_ins;
 // agent.fork, compact and set with command agents.
 mod forks;
 // The channel against a real run: bad answers, malformed requests, silent and many connections.

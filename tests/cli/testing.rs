@@ -5,7 +5,7 @@
 use crate::util::{assert_fixture_passes, awf_bin, workspace, AwfCommand, TempProject};
 
 /// The number of tests in panel.test.ts: a test removed or skipped by mistake shows here.
-const PANEL_TESTS: usize = 24;
+const PANEL_TESTS: usize = 26;
 
 #[test]
 fn every_test_of_the_testing_module_passes() {
@@ -159,4 +159,18 @@ fn every_test_of_the_scripted_messages_passes() {
 #[test]
 fn forks_compactions_and_settings_can_be_scripted() {
     assert_fixture_passes("tests/fixtures/testing-forks", 7);
+}
+
+/// A sibling's failure cancelling scripted turns whose answers are on their way (issue 27 item
+/// 14): tests/fixtures/testing-cancel, 30 rounds across the race.
+#[test]
+fn an_answer_racing_a_cancel_never_fails_the_test() {
+    assert_fixture_passes("tests/fixtures/testing-cancel", 1);
+}
+
+/// run.agents / agentOf and each turn's label, stage, model, effort and check-in, with
+/// `checkIn` on turns and on open: tests/fixtures/testing-turns.
+#[test]
+fn the_test_api_shows_agents_and_turns_with_labels_and_check_ins() {
+    assert_fixture_passes("tests/fixtures/testing-turns", 4);
 }

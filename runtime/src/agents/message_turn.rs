@@ -139,6 +139,7 @@ impl Operation for MessageTurn {
             deadline: scope.deadline,
             answered: &answered,
             message: Some(body),
+            label: None,
         };
         attempts.started(&prompt);
         let mut native = agent.native.lock().await;
@@ -150,9 +151,11 @@ impl Operation for MessageTurn {
             AttemptEnd::Answered | AttemptEnd::ExitedSilent => MessageOutcome::Ended,
             AttemptEnd::Failed(detail) => MessageOutcome::Not(Outcome::Failed(detail)),
             AttemptEnd::Blocked(detail) => MessageOutcome::Not(Outcome::Blocked(detail)),
-            AttemptEnd::TimedOut => MessageOutcome::Not(Outcome::TimedOut(
-                "the message turn's deadline passed before the agent ended it".into(),
-            )),
+            AttemptEnd::TimedOut(reason) => {
+                MessageOutcome::Not(Outcome::TimedOut(reason.unwrap_or_else(|| {
+                    "the message turn's deadline passed before the agent ended it".into()
+                })))
+            }
             AttemptEnd::Cancelled => MessageOutcome::Not(Outcome::Cancelled(scope.cancelled_why())),
         };
         let ending = match &outcome {

@@ -23,6 +23,7 @@
 mod agent;
 mod answer;
 pub mod cancel;
+pub mod check_in;
 mod channel;
 pub mod compaction;
 pub mod fork;

@@ -27,12 +27,17 @@ pub fn compose(text: &TurnText<'_>) -> String {
     join(parts)
 }
 
-/// The prompt of a check-in: the turn's run ended and no answer was accepted.
-pub fn check_in(text: &TurnText<'_>) -> String {
-    let mut parts = vec![format!(
-        "You ended your turn {} without sending its answer, and the workflow is still waiting for it. Send it now, as follows.",
-        text.turn
-    )];
+/// The prompt of a check-in: the turn's run ended and no answer was accepted. `sentence`: the
+/// author's words for its opening (`checkIn: { prompt }`) instead of awf's.
+pub fn check_in(text: &TurnText<'_>, sentence: Option<&str>) -> String {
+    let opening = match sentence {
+        Some(sentence) => sentence.trim_end().to_string(),
+        None => format!(
+            "You ended your turn {} without sending its answer, and the workflow is still waiting for it. Send it now, as follows.",
+            text.turn
+        ),
+    };
+    let mut parts = vec![opening];
     parts.extend(how_to_act(text));
     join(parts)
 }

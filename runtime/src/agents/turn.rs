@@ -23,6 +23,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use tokio::sync::{watch, Notify};
 
+use super::check_in::CheckIn;
 use super::operation::{self, Operation, Queued, Scope, Unstarted};
 use super::prompt::{self, TurnText};
 use super::queue::Ticket;
@@ -45,6 +46,9 @@ pub struct TurnRequest {
     pub schema: Option<Schema>,
     pub deadline: Instant,
     pub ticket: Ticket,
+    /// The author's name for the turn (`agent.run({ label })`), shown instead of its id.
+    pub label: Option<String>,
+    pub check_in: CheckIn,
 }
 
 /// How a turn ended and what its attempts used, priced.
@@ -78,6 +82,8 @@ async fn run_in_span(agent: Arc<Agent>, request: TurnRequest) -> TurnEnd {
         schema,
         deadline,
         ticket,
+        label,
+        check_in,
     } = request;
     let queued = Queued::fixed(&agent, ticket, deadline, &id);
     let turn = Turn {
@@ -85,6 +91,8 @@ async fn run_in_span(agent: Arc<Agent>, request: TurnRequest) -> TurnEnd {
         id,
         prompt,
         schema,
+        label,
+        check_in,
         spent: Spent::default(),
     };
     operation::run(turn, queued).await
@@ -96,6 +104,8 @@ struct Turn {
     id: String,
     prompt: String,
     schema: Option<Schema>,
+    label: Option<String>,
+    check_in: CheckIn,
     spent: Spent,
 }
 
@@ -115,6 +125,8 @@ impl Operation for Turn {
             id,
             prompt: asked,
             schema,
+            label,
+            check_in: policy,
             spent,
         } = self;
         let agent: &Agent = agent;
@@ -140,22 +152,31 @@ impl Operation for Turn {
             deadline: scope.deadline,
             answered: &answered,
             message: None,
+            label: label.as_deref(),
         };
         attempts.started(&first_prompt);
         let mut native = agent.native.lock().await;
         let mut check_in = false;
         let outcome = loop {
-            let prompt = if check_in {
-                prompt::check_in(&text)
+            let (prompt, deadline) = if check_in {
+                let sentence = policy.sentence();
+                (prompt::check_in(&text, sentence), policy.deadline(scope.deadline))
             } else {
-                first_prompt.clone()
+                (first_prompt.clone(), scope.deadline)
             };
-            let report = attempts
-                .run(&prompt, check_in, &mut native, scope.cancelled.clone())
-                .await;
+            let report = Attempts {
+                deadline,
+                ..attempts
+            }
+            .run(&prompt, check_in, &mut native, scope.cancelled.clone())
+            .await;
             let end = spent.add(report);
             break match end {
                 AttemptEnd::Answered => Outcome::Answered(agent.accepted().unwrap_or_default()),
+                AttemptEnd::ExitedSilent if policy.is_off() => Outcome::Unanswered(
+                    "the agent's process exited with code 0 without an accepted answer (the turn has checkIn: false, so no check-in)"
+                        .into(),
+                ),
                 AttemptEnd::ExitedSilent if !check_in => {
                     agent.record(&Event::CheckIn {
                         agent: agent.key.clone(),
@@ -172,9 +193,13 @@ impl Operation for Turn {
                 ),
                 AttemptEnd::Failed(detail) => Outcome::Failed(detail),
                 AttemptEnd::Blocked(detail) => Outcome::Blocked(detail),
-                AttemptEnd::TimedOut => Outcome::TimedOut(
-                    "the turn's deadline passed before an answer was accepted".into(),
-                ),
+                AttemptEnd::TimedOut(reason) => Outcome::TimedOut(reason.unwrap_or_else(|| {
+                    if deadline < scope.deadline {
+                        "the check-in's timeout passed before an answer was accepted".into()
+                    } else {
+                        "the turn's deadline passed before an answer was accepted".into()
+                    }
+                })),
                 AttemptEnd::Cancelled => Outcome::Cancelled(scope.cancelled_why()),
             };
         };
@@ -231,6 +256,8 @@ pub(super) struct Attempts<'a> {
     pub deadline: Instant,
     pub answered: &'a Notify,
     pub message: Option<&'a Body>,
+    /// The turn's label, recorded with its start.
+    pub label: Option<&'a str>,
 }
 
 impl Attempts<'_> {
@@ -246,6 +273,7 @@ impl Attempts<'_> {
                 SystemTime::now() + self.deadline.saturating_duration_since(Instant::now()),
             ),
             message: self.message.map(Body::to_json),
+            label: self.label.map(str::to_string),
         });
     }
 

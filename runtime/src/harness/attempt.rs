@@ -110,7 +110,7 @@ pub async fn run<H: ProcessHarness + ?Sized>(harness: &H, attempt: Attempt<'_>) 
         AttemptEnd::Answered
     } else {
         match stop {
-            Stop::TimedOut => AttemptEnd::TimedOut,
+            Stop::TimedOut => AttemptEnd::TimedOut(None),
             Stop::Cancelled => AttemptEnd::Cancelled,
             Stop::Exited(_) | Stop::Answered | Stop::Hopeless => harness.ended(&ProcessExit {
                 program: &program,

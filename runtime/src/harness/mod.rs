@@ -268,7 +268,8 @@ pub enum AttemptEnd {
     Failed(String),
     /// It needs what only a person can give: a login, a permission.
     Blocked(String),
-    TimedOut,
+    /// The turn's deadline passed; `Some` when the runtime said why (a test's script does).
+    TimedOut(Option<String>),
     Cancelled,
 }
 

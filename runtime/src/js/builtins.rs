@@ -73,6 +73,7 @@ const SOURCES: &[(&str, &str)] = builtins![
     "node/util",
     "agentswf/session_records",
     "agentswf/index",
+    "agentswf/test_run",
     "agentswf/testing",
     "agentswf/workflow",
     "workflow/agents",

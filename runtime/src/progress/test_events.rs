@@ -57,6 +57,7 @@ pub fn turn_started(agent: &str, turn: &str) -> Event {
         schema: None,
         deadline: String::new(),
         message: None,
+        label: None,
     }
 }
 

@@ -50,6 +50,9 @@ pub enum Event {
         /// A message turn (`agent.send`): the message, `{ text, data? }`.
         #[serde(skip_serializing_if = "Option::is_none")]
         message: Option<serde_json::Value>,
+        /// The author's name for the turn (`agent.run({ label })`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        label: Option<String>,
     },
     #[serde(rename_all = "camelCase")]
     AnswerSubmitted {

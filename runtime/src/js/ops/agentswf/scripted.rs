@@ -192,7 +192,7 @@ impl Scripted {
         let mut reply = pin!(self.workflow.script_turn(&turn));
         let stopped = tokio::select! {
             reply = &mut reply => return ended(attempt.sink.answered(), reply),
-            _ = tokio::time::sleep_until(attempt.deadline.into()) => AttemptEnd::TimedOut,
+            _ = tokio::time::sleep_until(attempt.deadline.into()) => AttemptEnd::TimedOut(None),
             _ = until_cancelled(&mut cancelled) => AttemptEnd::Cancelled,
         };
         // Tell the script its turn is over; it may not listen, and the turn does not wait for it.
@@ -233,7 +233,7 @@ fn ended(accepted: bool, reply: Result<Option<ScriptReply>, UpcallFailure>) -> A
         Some("blocked") => {
             AttemptEnd::Blocked(reason.unwrap_or_else(|| "the scripted agent is blocked".into()))
         }
-        Some("timed-out") => AttemptEnd::TimedOut,
+        Some("timed-out") => AttemptEnd::TimedOut(reason),
         other => AttemptEnd::Failed(format!(
             "the test's script replied {other:?}, which is not a reply"
         )),
@@ -260,7 +260,11 @@ mod tests {
             reply(json!({"reply": "blocked", "reason": "login"})),
             AttemptEnd::Blocked("login".into())
         );
-        assert_eq!(reply(json!({"reply": "timed-out"})), AttemptEnd::TimedOut);
+        assert_eq!(reply(json!({"reply": "timed-out"})), AttemptEnd::TimedOut(None));
+        assert_eq!(
+            reply(json!({"reply": "timed-out", "reason": "my reason"})),
+            AttemptEnd::TimedOut(Some("my reason".into()))
+        );
         assert!(matches!(
             reply(json!({"reply": "odd"})),
             AttemptEnd::Failed(_)

@@ -7,6 +7,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::json;
 
+use crate::agents::check_in::CheckIn;
 use crate::agents::turn::{self, TurnRequest};
 use crate::agents::{Agent, AgentSpec};
 use crate::duration::{parse_timeout, timeout_from_millis};
@@ -69,6 +70,11 @@ struct AgentRun {
     schema: Option<Json>,
     #[serde(default)]
     timeout: Option<Json>,
+    #[serde(default)]
+    label: Option<Json>,
+    /// `false`, or `{ prompt?, timeout? }` (agents/check_in.rs).
+    #[serde(default, rename = "checkIn")]
+    check_in: Option<Json>,
     /// The token a scope cancels the turn by (js/workflow/scope.ts).
     #[serde(default)]
     cancel: Option<String>,
@@ -121,6 +127,23 @@ fn agent_run(
             .and_then(|Json(raw)| raw)
             .unwrap_or(serde_json::Value::Null),
     )?;
+    let label = match args.label.and_then(|Json(raw)| raw) {
+        None | Some(serde_json::Value::Null) => None,
+        Some(serde_json::Value::String(label)) if !label.trim().is_empty() => Some(label),
+        Some(_) => {
+            return Err(OpError::new(
+                OpCode::InvalidTurn,
+                "agent.run({ label }): label must be a non-blank string, e.g. label: \"review src/\"",
+            ))
+        }
+    };
+    let check_in = CheckIn::read(
+        &args
+            .check_in
+            .and_then(|Json(raw)| raw)
+            .unwrap_or(serde_json::Value::Null),
+    )
+    .map_err(|why| OpError::new(OpCode::InvalidTurn, format!("agent.run({{ checkIn }}): {why}")))?;
     let deadline = turn::deadline(timeout, run.deadline);
     let id = run.agents.next_turn_id();
     if let Some(token) = &args.cancel {
@@ -132,6 +155,8 @@ fn agent_run(
         schema,
         deadline,
         ticket: agent.queue.ticket(),
+        label,
+        check_in,
     };
     let in_flight = run.agents.in_flight();
     Ok(async move {

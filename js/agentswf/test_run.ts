@@ -1,0 +1,278 @@
+// What a tested run did, as agentswf/testing's `TestRun` shows it: its value or error, and the
+// turns, calls, messages, stages, logs and agents read from the run's events (testing.ts plays
+// the scripts; this file only reads what happened).
+
+import { compactionRecords, forkRecords, setRecords, type CompactionRecord, type ForkRecord, type SetRecord } from "./session_records.ts";
+
+export type { CompactionRecord, ForkRecord, SetRecord };
+
+/** What a tested attempt did with one stage, in the order stages were entered. */
+export interface StageRecord {
+  stage: string;
+  /** `ran`: its work was called; `reused`: a recorded value was used instead. */
+  source: "ran" | "reused";
+  outcome: "succeeded" | "failed" | "stopped" | "running";
+  /** The stage's value, when it succeeded with a result schema. */
+  value?: unknown;
+  reason?: string;
+  /** Why a recorded stage ran again (its value no longer fit the schema). */
+  because?: string;
+}
+
+/**
+ * What an agent was opened with (`agents.open`, or a fork). A team adding an open option adds
+ * its field here and reads it from the `agent-opened` event in `agentRecords`.
+ */
+export interface AgentRecord {
+  key: string;
+  /** What awf runs it with, as the run's record has it: `{ kind, program?, model?, effort?, args? }`. */
+  runtime: Record<string, unknown>;
+  model?: string;
+  effort?: string;
+  /** The names of the tools it was given. */
+  tools: string[];
+  cwd: string;
+  /** Where it runs, when sandboxed. */
+  sandbox?: unknown;
+  /** A fork: the agent it was forked from. */
+  forkedFrom?: string;
+  /** The `workspace` it was opened with, defaults filled in: `{ worktree: { keep, branch?, from? } }`. */
+  workspace?: { worktree: { keep: "always" | "on-failure" | "never"; branch?: string; from?: string } };
+}
+
+export interface TurnRecord {
+  agent: string;
+  turn: string;
+  n: number;
+  prompt?: string;
+  schema?: object | null;
+  /** The author's name for the turn (`agent.run({ label })`). */
+  label?: string;
+  /** The stage the turn ran in. */
+  stage?: string;
+  /** The agent's model and effort when the turn started (after any `agent.set`). */
+  model?: string;
+  effort?: string;
+  checkIn: boolean;
+  outcome: string;
+  detail?: string;
+  /** A message turn (`agent.send`): its message. */
+  message?: { text: string; data?: unknown };
+}
+
+/** A message an agent sent the workflow (`wfa send`, `turn.send`). */
+export interface MessageRecord {
+  from: string;
+  text: string;
+  data?: unknown;
+  at: string;
+  /** Whether `wf.receive` took it. */
+  received: boolean;
+}
+
+export interface CallRecord {
+  agent: string;
+  tool: string;
+  call?: string;
+  input?: unknown;
+  outcome: string;
+  result?: unknown;
+  error?: string;
+  code?: string;
+}
+
+/** What a tested run did. */
+export class TestRun<R = unknown> {
+  readonly #value: R | undefined;
+  readonly #error: unknown;
+  readonly #failed: boolean;
+  readonly turns: TurnRecord[];
+  readonly calls: CallRecord[];
+  /** The messages agents sent, in order. */
+  readonly messages: MessageRecord[];
+  readonly logs: { message: string; fields?: Record<string, unknown> }[];
+  /** The attempt: 1, or 2 when the test gave `recorded` or `fromStage`. */
+  readonly attempt: number;
+  readonly stages: StageRecord[];
+  /** Set when the workflow called `wf.stop(reason)`: its reason and the stage it stopped in. */
+  readonly stopped?: { reason: string; stage?: string };
+  readonly forks: ForkRecord[];
+  readonly compactions: CompactionRecord[];
+  readonly sets: SetRecord[];
+  /** The agents opened or forked, in that order. */
+  readonly agents: AgentRecord[];
+
+  constructor(result: { value?: R; error?: unknown; failed: boolean; stopped?: string }, events: Record<string, any>[], prompts: Map<string, { prompt: string; schema: object | null }>, attempt: number, values: Map<string, unknown>) {
+    this.#value = result.value;
+    this.#error = result.error;
+    this.#failed = result.failed;
+    this.attempt = attempt;
+    this.stages = stageRecords(events, values);
+    if (result.stopped !== undefined) {
+      const stage = this.stages.find((s) => s.outcome === "stopped")?.stage;
+      this.stopped = stage === undefined ? { reason: result.stopped } : { reason: result.stopped, stage };
+    }
+    this.agents = agentRecords(events);
+    this.turns = turnRecords(events, prompts, this.agents);
+    this.calls = callRecords(events);
+    this.messages = messageRecords(events);
+    this.forks = forkRecords(events);
+    this.compactions = compactionRecords(events);
+    this.sets = setRecords(events);
+    this.logs = events
+      .filter((e) => e.event === "log")
+      .map((e) => (e.fields ? { message: e.message, fields: e.fields } : { message: e.message }));
+  }
+
+  /** The workflow's result; throws (with the workflow's error as `cause`) if it threw or stopped. */
+  get value(): R {
+    if (this.stopped) throw new Error(`the workflow stopped: ${this.stopped.reason}`);
+    if (this.#failed) {
+      const message = this.#error instanceof Error ? this.#error.message : String(this.#error);
+      throw new Error(`the workflow failed: ${message}`, { cause: this.#error });
+    }
+    return this.#value as R;
+  }
+
+  turnsOf(agent: string): TurnRecord[] {
+    return this.turns.filter((t) => t.agent === agent);
+  }
+
+  /** What `key` was opened with; throws, listing the opened agents, when no agent has that key. */
+  agentOf(key: string): AgentRecord {
+    const found = this.agents.find((a) => a.key === key);
+    if (found) return found;
+    const opened = this.agents.map((a) => `"${a.key}"`).join(", ");
+    throw new Error(`run.agentOf(${JSON.stringify(key)}): no agent "${key}" was opened (opened: ${opened || "none"})`);
+  }
+
+  compactionsOf(agent: string): CompactionRecord[] {
+    return this.compactions.filter((c) => c.agent === agent);
+  }
+
+  setsOf(agent: string): SetRecord[] {
+    return this.sets.filter((c) => c.agent === agent);
+  }
+}
+
+function agentRecords(events: Record<string, any>[]): AgentRecord[] {
+  const agents = new Map<string, AgentRecord>();
+  events.forEach((e, index) => {
+    if (e.event === "agent-opened") {
+      // A fork is opened too: its record keeps what agent-forked said.
+      const record: AgentRecord = { ...agents.get(e.agent), key: e.agent, runtime: e.runtime ?? {}, tools: e.tools ?? [], cwd: e.cwd };
+      if (typeof e.runtime?.model === "string") record.model = e.runtime.model;
+      if (typeof e.runtime?.effort === "string") record.effort = e.runtime.effort;
+      if (e.sandbox !== undefined) record.sandbox = e.sandbox;
+      agents.set(e.agent, record);
+    } else if (e.event === "agent-forked") {
+      const parent = agents.get(e.from);
+      const settings = currentSettings(events.slice(0, index), e.from, parent);
+      const base = agents.get(e.agent) ?? parent ?? { runtime: {}, tools: [], cwd: "" };
+      agents.set(e.agent, { ...base, ...settings, key: e.agent, forkedFrom: e.from });
+    }
+  });
+  return [...agents.values()];
+}
+
+/** `agent`'s model and effort after `events`: what it was opened with, then each `agent.set`. */
+function currentSettings(events: Record<string, any>[], agent: string, opened: AgentRecord | undefined): { model?: string; effort?: string } {
+  const settings: { model?: string; effort?: string } = {};
+  if (opened?.model !== undefined) settings.model = opened.model;
+  if (opened?.effort !== undefined) settings.effort = opened.effort;
+  for (const e of events) {
+    if (e.event !== "settings-changed" || e.agent !== agent) continue;
+    if (e.model !== undefined) settings.model = e.model;
+    if (e.effort !== undefined) settings.effort = e.effort;
+  }
+  return settings;
+}
+
+function turnRecords(events: Record<string, any>[], prompts: Map<string, { prompt: string; schema: object | null }>, agents: AgentRecord[]): TurnRecord[] {
+  const records = new Map<string, TurnRecord>();
+  const settings = new Map(agents.map((a) => [a.key, { model: a.model, effort: a.effort }]));
+  for (const e of events) {
+    if (e.event === "settings-changed") {
+      const current = settings.get(e.agent) ?? {};
+      if (e.model !== undefined) current.model = e.model;
+      if (e.effort !== undefined) current.effort = e.effort;
+      settings.set(e.agent, current);
+    } else if (e.event === "turn-started") {
+      const asked = prompts.get(e.turn);
+      const record: TurnRecord = e.message
+        ? { agent: e.agent, turn: e.turn, n: e.n, schema: null, checkIn: false, outcome: "running", message: e.message }
+        : { agent: e.agent, turn: e.turn, n: e.n, prompt: asked?.prompt, schema: asked?.schema ?? e.schema ?? null, checkIn: false, outcome: "running" };
+      if (typeof e.label === "string") record.label = e.label;
+      if (typeof e.stage === "string") record.stage = e.stage;
+      const current = settings.get(e.agent);
+      if (current?.model !== undefined) record.model = current.model;
+      if (current?.effort !== undefined) record.effort = current.effort;
+      records.set(e.turn, record);
+    } else if (e.event === "check-in") {
+      const record = records.get(e.turn);
+      if (record) record.checkIn = true;
+    } else if (e.event === "turn-settled") {
+      const record = records.get(e.turn) ?? { agent: e.agent, turn: e.turn, n: 0, checkIn: false, outcome: e.outcome };
+      record.outcome = e.outcome;
+      if (e.detail) record.detail = e.detail;
+      records.set(e.turn, record);
+    }
+  }
+  return [...records.values()];
+}
+
+function stageRecords(events: Record<string, any>[], values: Map<string, unknown>): StageRecord[] {
+  const stages: StageRecord[] = [];
+  const open = new Map<string, StageRecord>();
+  for (const e of events) {
+    if (e.event === "stage-reused") {
+      const record: StageRecord = { stage: e.stage, source: "reused", outcome: "succeeded" };
+      if (values.get(e.stage) !== undefined) record.value = values.get(e.stage);
+      stages.push(record);
+    } else if (e.event === "stage-started") {
+      const record: StageRecord = { stage: e.stage, source: "ran", outcome: "running" };
+      if (e.because) record.because = e.because;
+      open.set(e.stage, record);
+      stages.push(record);
+    } else if (e.event === "stage-ended") {
+      const record = open.get(e.stage);
+      if (!record) continue;
+      record.outcome = e.outcome;
+      if (e.reason) record.reason = e.reason;
+      if (e.outcome === "succeeded" && values.get(e.stage) !== undefined) record.value = values.get(e.stage);
+    }
+  }
+  return stages;
+}
+
+function messageRecords(events: Record<string, any>[]): MessageRecord[] {
+  const received = new Set(events.filter((e) => e.event === "message-received").map((e) => e.seq));
+  return events
+    .filter((e) => e.event === "message-sent")
+    .map((e) => {
+      const record: MessageRecord = { from: e.agent, text: e.text, at: e.at, received: received.has(e.seq) };
+      if ("data" in e) record.data = e.data;
+      return record;
+    });
+}
+
+function callRecords(events: Record<string, any>[]): CallRecord[] {
+  const calls: CallRecord[] = [];
+  const byId = new Map<string, CallRecord>();
+  for (const e of events) {
+    if (e.event === "tool-called") {
+      const record: CallRecord = { agent: e.agent, tool: e.tool, call: e.call, input: e.input, outcome: "running" };
+      byId.set(e.call, record);
+      calls.push(record);
+    } else if (e.event === "tool-settled") {
+      const record = byId.get(e.call);
+      if (!record) continue;
+      record.outcome = e.outcome;
+      if ("result" in e) record.result = e.result;
+      if (e.error) record.error = e.error;
+    } else if (e.event === "tool-refused") {
+      calls.push({ agent: e.agent, tool: e.tool, outcome: "refused", code: e.code, error: [e.message, ...(e.details ?? [])].join("\n") });
+    }
+  }
+  return calls;
+}
