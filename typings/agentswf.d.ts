@@ -52,6 +52,8 @@ declare module "agentswf" {
     name: string;
     /** What the workflow does, in a sentence. */
     description: string;
+    /** When to pick this workflow over others, in a sentence. */
+    whenToUse?: string;
   }
 
   /** What `prepare` is given. */
@@ -371,6 +373,10 @@ declare module "agentswf" {
     schema?: S;
     /** `"20m"`; the least of this, the scope's and the run's deadline bounds the turn. */
     timeout?: Duration;
+    /** agentswf's spelling of `timeout`: milliseconds from the call. Give one of timeout, timeoutMs, deadline. */
+    timeoutMs?: number;
+    /** agentswf's spelling: the moment the turn ends (Unix milliseconds, a Date or `{ unixMilliseconds }`). */
+    deadline?: number | Date | { unixMilliseconds: number };
     /** Makes the turn idempotent for this agent: the same id and spec give the same turn. */
     id?: string;
     /** The author's name for the turn, recorded with its start. */
