@@ -37,6 +37,8 @@ export interface WorkflowContext {
   log(message: string, fields?: Record<string, unknown>): void;
   /** Opens agents and gives them turns. */
   readonly agents: AgentDirectory;
+  /** Opens sandboxes agents share: `wf.agents.open({ ..., sandbox: await wf.sandboxes.open(spec) })`. */
+  readonly sandboxes: SandboxDirectory;
   /** A step whose end is recorded; a continued run reuses it instead of doing it again. */
   stage(name: string, work: () => unknown): Promise<void>;
   stage<T>(name: string, options: StageOptions<T>, work: () => T | Promise<T>): Promise<T>;
@@ -54,6 +56,23 @@ export interface WorkflowContext {
   /** What the run's turns used so far: all, by agent, by stage and by model. */
   usage(): RunUsage;
 }
+
+/** A sandbox `wf.sandboxes.open` opened, for agents' `sandbox`. */
+export interface SandboxRef {
+  readonly key: string;
+  readonly provider: string;
+}
+
+export interface SandboxDirectory {
+  open(spec: Record<string, unknown>): Promise<SandboxRef>;
+}
+
+const sandboxes = (run: number): SandboxDirectory =>
+  Object.freeze({
+    async open(spec: Record<string, unknown>): Promise<SandboxRef> {
+      return Object.freeze(ops.sandbox_open(run, spec) as SandboxRef);
+    },
+  });
 
 export function createContext(run: number, stops: StopState = {}): WorkflowContext {
   const info = ops.run_info(run) as { runId: string; attempt: number; workflow: string; cwd: string; deadline: number };
@@ -76,6 +95,7 @@ export function createContext(run: number, stops: StopState = {}): WorkflowConte
       mailbox();
       return (agents ??= agentsModule().createAgents(run, info.runId));
     },
+    sandboxes: sandboxes(run),
     stage: ((...args: [string, ...unknown[]]) => staged().stage(...args)) as WorkflowContext["stage"],
     stop(reason: string): never {
       return staged().stop(reason);

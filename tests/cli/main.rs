@@ -94,5 +94,7 @@ mod resources;
 
 // `awf run --sandbox` and its `--allow-*` grants.
 mod sandbox;
+// Agents in bubblewrap sandboxes: writes confined, credentials masked, shared boxes (issue 26).
+mod agent_sandbox;
 // A sandbox's network: the proxy on the host, `wfa __bridge` inside bubblewrap, curl as the agent.
 mod sandbox_network;

@@ -79,6 +79,7 @@ impl Operation for Compaction {
                     deadline: scope.deadline,
                     cancelled: scope.cancelled.clone(),
                     supervision: &agent.supervision,
+                    sandbox: agent.confinement(),
                 },
                 &self.focus,
             )

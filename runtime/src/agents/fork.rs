@@ -105,6 +105,7 @@ impl Operation for Fork<'_> {
                 deadline: scope.deadline,
                 cancelled: scope.cancelled.clone(),
                 supervision: &parent.supervision,
+                sandbox: parent.confinement(),
             })
             .await;
         let parent_session = native.id.clone();
@@ -141,10 +142,11 @@ impl Operation for Fork<'_> {
             env: parent.spec.env.clone(),
             tools: Some(self.tools.take().unwrap_or_else(|| parent.tools.clone())),
             messages: parent.spec.messages,
+            sandbox: parent.spec.sandbox.clone(),
         };
         let agent = self
             .agents
-            .open_fork(spec, parent.cwd.clone(), forked.harness)
+            .open_fork(spec, parent.cwd.clone(), forked.harness, parent.sandbox())
             .map_err(|e| e.to_string())?;
         if let Some(session) = &forked.session {
             agent.native.lock().await.id = Some(session.clone());

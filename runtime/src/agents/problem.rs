@@ -13,7 +13,7 @@ use crate::tools::ToolSetError;
 pub enum OpenError {
     #[error("wf.agents.open(spec): spec must be an object with key and runtime")]
     NotAnObject,
-    #[error("wf.agents.open(spec): unknown option `{0}` (known: key, runtime, instructions, cwd, env, tools, messages, workspace)")]
+    #[error("wf.agents.open(spec): unknown option `{0}` (known: key, runtime, instructions, cwd, env, tools, messages, sandbox, workspace)")]
     UnknownOption(String),
     /// `{0}` is the key as JSON.
     #[error("wf.agents.open(spec): key {0} is not a valid agent key; use 1 to 64 letters, digits, '.', '_', ':' or '-'")]
@@ -54,6 +54,8 @@ pub enum OpenError {
     #[error(transparent)]
     Wfa(#[from] WfaNotFound),
     #[error(transparent)]
+    Sandbox(#[from] crate::sandbox::SandboxError),
+    #[error(transparent)]
     Worktree(#[from] crate::worktree::WorktreeError),
     #[error("agent.fork({{ key }}): an agent \"{0}\" is already open in this run")]
     ForkKeyTaken(String),
@@ -65,6 +67,7 @@ impl Hint for OpenError {
             OpenError::Runtime { source, .. } => source.hint(),
             OpenError::Wfa(missing) => missing.hint(),
             OpenError::Worktree(problem) => problem.hint(),
+            OpenError::Sandbox(problem) => problem.hint(),
             OpenError::ForkKeyTaken(_) => {
                 Some("give the fork a key of its own, e.g. \"<parent>:fork-1\"".into())
             }

@@ -15,7 +15,7 @@ use tokio::sync::watch;
 use super::agent::Agent;
 use super::channel::AgentChannel;
 use super::problem::OpenError;
-use super::spec::AgentSpec;
+use super::spec::{AgentSpec, SandboxChoice};
 use crate::channel::server::AgentSocket;
 use crate::channel::{launcher, ControlDir, RunMarker};
 use crate::harness::keeper::Supervision;
@@ -23,6 +23,7 @@ use crate::harness::registry::{OpenContext, StandIn};
 use crate::harness::{self, Harness, RuntimeOverrides, Usage};
 use crate::records::run_files::PriorSession;
 use crate::records::{Event, RunDir};
+use crate::sandbox::{self, AgentBox, AgentPlace, Sandbox, SandboxError, SandboxSpec};
 use crate::upcall::Upcall;
 use crate::worktree::{Ledger, Place, Worktree};
 
@@ -64,6 +65,8 @@ pub struct Agents {
     /// The run's control folder and how its agent processes are tracked, made at the first open.
     control: OnceLock<Result<(ControlDir, Arc<Supervision>), OpenError>>,
     by_key: Mutex<HashMap<String, Arc<Agent>>>,
+    /// The sandboxes `wf.sandboxes.open` made, by key, for agents to share.
+    sandboxes: Mutex<HashMap<String, Arc<Sandbox>>>,
     next_turn: AtomicU64,
 }
 
@@ -100,6 +103,7 @@ impl Agents {
             link: Arc::new(link),
             control: OnceLock::new(),
             by_key: Mutex::default(),
+            sandboxes: Mutex::default(),
             next_turn: AtomicU64::new(1),
         }
     }
@@ -148,6 +152,26 @@ impl Agents {
         };
         let worktree = self.make_worktree(&spec, &cwd)?;
         let cwd = worktree.as_ref().map_or(cwd, |made| made.cwd.clone());
+        let sandbox = match &spec.sandbox {
+            None => None,
+            Some(SandboxChoice::Inline(inline)) => Some(Arc::new(Sandbox::open(
+                format!("agent:{}", spec.key),
+                inline.clone(),
+                &cwd,
+                sandbox::user_home().as_deref(),
+            )?)),
+            Some(SandboxChoice::Shared(key)) => Some(
+                self.sandboxes
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .get(key)
+                    .cloned()
+                    .ok_or_else(|| SandboxError::UnknownRef {
+                        agent: spec.key.clone(),
+                        sandbox: key.clone(),
+                    })?,
+            ),
+        };
         let harness = harness::resolve(
             &spec.runtime,
             &OpenContext {
@@ -160,7 +184,7 @@ impl Agents {
             key: spec.key.clone(),
             source,
         })?;
-        let agent = self.create_with(spec, cwd, harness)?;
+        let agent = self.create_with(spec, cwd, harness, sandbox)?;
         if let Some(workspace) = &agent.spec.workspace {
             agent.record(&Event::AgentWorkspace {
                 agent: agent.key.clone(),
@@ -225,6 +249,32 @@ impl Agents {
         });
     }
 
+    /// Opens a sandbox for agents to share (`wf.sandboxes.open`), or returns the one open under
+    /// its key with the same spec.
+    pub fn open_sandbox(&self, spec: SandboxSpec) -> Result<Arc<Sandbox>, SandboxError> {
+        let Some(key) = spec.key.clone() else {
+            return Err(SandboxError::NotText {
+                place: "wf.sandboxes.open(spec)".into(),
+                field: "key",
+            });
+        };
+        let mut sandboxes = self.sandboxes.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(open) = sandboxes.get(&key) {
+            if open.spec != spec {
+                return Err(SandboxError::Reopened(key));
+            }
+            return Ok(open.clone());
+        }
+        let sandbox = Arc::new(Sandbox::open(
+            key.clone(),
+            spec,
+            &self.link.cwd,
+            sandbox::user_home().as_deref(),
+        )?);
+        sandboxes.insert(key, sandbox.clone());
+        Ok(sandbox)
+    }
+
     /// Opens a fork (agents/fork.rs): a new agent under a key not open yet, with the harness
     /// the parent's fork gave and the parent's cwd.
     pub(super) fn open_fork(
@@ -232,12 +282,13 @@ impl Agents {
         spec: AgentSpec,
         cwd: PathBuf,
         harness: Arc<dyn Harness>,
+        sandbox: Option<Arc<Sandbox>>,
     ) -> Result<Arc<Agent>, OpenError> {
         let mut by_key = self.by_key.lock().unwrap_or_else(|e| e.into_inner());
         if by_key.contains_key(&spec.key) {
             return Err(OpenError::ForkKeyTaken(spec.key));
         }
-        let agent = self.create_with(spec, cwd, harness)?;
+        let agent = self.create_with(spec, cwd, harness, sandbox)?;
         by_key.insert(agent.key.clone(), agent.clone());
         Ok(agent)
     }
@@ -247,6 +298,7 @@ impl Agents {
         spec: AgentSpec,
         cwd: PathBuf,
         harness: Arc<dyn Harness>,
+        sandbox: Option<Arc<Sandbox>>,
     ) -> Result<Arc<Agent>, OpenError> {
         let (control, supervision) = self
             .control
@@ -272,6 +324,15 @@ impl Agents {
         let launcher =
             launcher::write(&dir, &wfa).map_err(|e| setup(&spec.key, "write the launcher", e))?;
         let session_name = format!("{}-{}", spec.key, control.agent_number(&dir));
+        let sandbox = sandbox.map(|sandbox| AgentBox {
+            sandbox,
+            place: AgentPlace {
+                control: dir.clone(),
+                run_folder: self.link.records.path().to_path_buf(),
+                home: None,
+                user_home: sandbox::user_home(),
+            },
+        });
         let agent = Arc::new(Agent::new(
             spec,
             harness,
@@ -280,6 +341,7 @@ impl Agents {
             session_name,
             self.link.clone(),
             supervision.clone(),
+            sandbox,
         ));
         let handler = Arc::new(AgentChannel::new(&agent));
         let socket = AgentSocket::serve(&dir, handler)
@@ -292,6 +354,7 @@ impl Agents {
             launcher: agent.launcher.display().to_string(),
             tools: agent.tools.names(),
             tracking: agent.supervision.tracking().to_string(),
+            sandbox: agent.sandbox().map(|s| s.describe()),
         });
         self.resume_prior_session(&agent);
         Ok(agent)

@@ -5,6 +5,7 @@ use serde_json::{json, Value};
 
 use super::problem::{EnvProblem, OpenError};
 use crate::harness::environment::{AgentEnv, Inherit};
+use crate::sandbox::{SandboxError, SandboxSpec};
 use crate::tools::ToolSet;
 use crate::worktree::WorktreeSpec;
 
@@ -23,6 +24,38 @@ pub struct AgentSpec {
     pub messages: bool,
     /// `workspace: { worktree }`: the agent works in a git worktree of its own.
     pub workspace: Option<WorktreeSpec>,
+    /// `sandbox`: where the agent's processes run; `None`: unconfined.
+    pub sandbox: Option<SandboxChoice>,
+}
+
+/// An agent's `sandbox`: its own (inline), or one `wf.sandboxes.open` made (`{ key, provider }`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SandboxChoice {
+    Inline(SandboxSpec),
+    Shared(String),
+}
+
+impl SandboxChoice {
+    fn read(key: &str, value: &Value) -> Result<SandboxChoice, SandboxError> {
+        if let Some(object) = value.as_object() {
+            let is_ref = object.len() == 2
+                && object.get("provider").is_some_and(Value::is_string)
+                && object.get("key").is_some_and(Value::is_string);
+            if is_ref {
+                let shared = object["key"].as_str().unwrap_or_default();
+                return Ok(SandboxChoice::Shared(shared.to_string()));
+            }
+        }
+        let place = format!("wf.agents.open(spec): agent \"{key}\": sandbox");
+        SandboxSpec::from_json(value, &place).map(SandboxChoice::Inline)
+    }
+
+    fn identity(&self) -> Value {
+        match self {
+            SandboxChoice::Inline(spec) => spec.to_json(),
+            SandboxChoice::Shared(key) => json!({ "key": key }),
+        }
+    }
 }
 
 impl AgentSpec {
@@ -39,6 +72,7 @@ impl AgentSpec {
             "tools",
             "messages",
             "workspace",
+            "sandbox",
         ];
         if let Some(unknown) = object.keys().find(|k| !KNOWN.contains(&k.as_str())) {
             return Err(OpenError::UnknownOption(unknown.clone()));
@@ -93,12 +127,17 @@ impl AgentSpec {
                 })
             }
         };
+        let sandbox = match object.get("sandbox") {
+            None | Some(Value::Null) => None,
+            Some(value) => Some(SandboxChoice::read(&key, value).map_err(OpenError::Sandbox)?),
+        };
         let workspace = match object.get("workspace") {
             None | Some(Value::Null) => None,
             Some(value) => WorktreeSpec::from_workspace(&key, value)?,
         };
         Ok(AgentSpec {
             workspace,
+            sandbox,
             tools,
             messages,
             instructions: text("instructions")?,
@@ -110,7 +149,7 @@ impl AgentSpec {
     }
 
     /// The fields a reopen must repeat, for comparison.
-    pub(super) fn identity(&self) -> [(&'static str, Value); 6] {
+    pub(super) fn identity(&self) -> [(&'static str, Value); 7] {
         [
             ("runtime", self.runtime.clone()),
             ("instructions", json!(self.instructions)),
@@ -122,6 +161,12 @@ impl AgentSpec {
                 self.workspace
                     .as_ref()
                     .map_or(Value::Null, WorktreeSpec::to_json),
+            ),
+            (
+                "sandbox",
+                self.sandbox
+                    .as_ref()
+                    .map_or(Value::Null, SandboxChoice::identity),
             ),
         ]
     }

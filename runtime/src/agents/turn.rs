@@ -302,6 +302,7 @@ impl Attempts<'_> {
                     n: self.n,
                     check_in,
                     session_name: &agent.session_name,
+                    sandbox: agent.confinement(),
                 },
                 author_prompt: self.author_prompt,
                 schema: self.schema,

@@ -41,6 +41,9 @@ pub async fn run<H: ProcessHarness + ?Sized>(harness: &H, attempt: Attempt<'_>) 
         Err(why) => return AttemptReport::ended(AttemptEnd::Failed(why.to_string())),
     };
     environment::prepare(&mut launch, &environment::TurnVars::of(&turn, message), env);
+    if let Some(sandbox) = turn.sandbox {
+        launch = sandbox.confine(launch);
+    }
     let program = launch
         .program
         .file_name()

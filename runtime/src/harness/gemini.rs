@@ -72,15 +72,19 @@ impl AgentCli for Gemini {
     }
 
     fn launch(&self, turn: &TurnLaunch<'_>) -> Result<Launch, LaunchError> {
-        let policy = write_policy(turn.launcher)?;
-        let mut args: Vec<String> = vec![
-            "--output-format".into(),
-            "stream-json".into(),
-            "--approval-mode".into(),
-            "default".into(),
-            "--policy".into(),
-            policy,
-        ];
+        let mut args: Vec<String> = vec!["--output-format".into(), "stream-json".into()];
+        if turn.sandbox.is_some() {
+            // Inside awf's sandbox the box is the gate: every tool call is approved.
+            args.extend(["--approval-mode".into(), "yolo".into()]);
+        } else {
+            let policy = write_policy(turn.launcher)?;
+            args.extend([
+                "--approval-mode".into(),
+                "default".into(),
+                "--policy".into(),
+                policy,
+            ]);
+        }
         match turn.resume {
             Some(session) => args.extend(["--resume".into(), session.to_string()]),
             None => args.extend(["--session-id".into(), cli::new_session_id()?]),
@@ -244,6 +248,7 @@ mod tests {
             n: 1,
             check_in: false,
             session_name: "a-a1",
+            sandbox: None,
         };
         let launch = gemini().launch(&turn).unwrap();
         let policy = std::fs::read_to_string(dir.join(POLICY_FILE)).unwrap();

@@ -19,6 +19,7 @@ pub mod claude;
 pub mod cli;
 pub mod codex;
 pub mod command;
+pub mod confinement;
 pub mod environment;
 pub mod gemini;
 pub mod keeper;
@@ -227,6 +228,9 @@ pub struct TurnLaunch<'a> {
     pub check_in: bool,
     /// `AWF_SESSION`: a name stable across the agent's turns, for an executable's own state.
     pub session_name: &'a str,
+    /// The sandbox the agent runs in: its process is started through it, and a CLI opens its
+    /// own gate inside (awf's box is the gate). `None`: unconfined, as before.
+    pub sandbox: Option<&'a dyn confinement::Confinement>,
 }
 
 /// An agent's native session, across its turns.
@@ -405,5 +409,6 @@ pub(crate) fn test_turn(resume: Option<&'static str>) -> TurnLaunch<'static> {
         n: 1,
         check_in: false,
         session_name: "a-a1",
+        sandbox: None,
     }
 }

@@ -69,7 +69,10 @@ impl AgentCli for Opencode {
         args.extend(INFO.chosen_args(&self.config));
         args.push(cli::prompt_argument(turn.prompt)?);
         let inline = std::env::var(INLINE_CONFIG).ok();
-        let config = allow_launcher(inline.as_deref(), &turn.launcher.display().to_string())?;
+        let mut config = allow_launcher(inline.as_deref(), &turn.launcher.display().to_string())?;
+        if turn.sandbox.is_some() {
+            config = allow_everything(&config)?;
+        }
         Ok(self
             .config
             .launch(turn, args, None, vec![(INLINE_CONFIG.into(), config)]))
@@ -105,6 +108,18 @@ fn allow_launcher(inline: Option<&str>, launcher: &str) -> Result<String, Launch
     if let Value::Object(rules) = bash {
         rules.insert(format!("{launcher} *"), json!("allow"));
     }
+    Ok(Value::Object(config).to_string())
+}
+
+/// Inside awf's sandbox the box is the gate: `config` with every permission allowed.
+fn allow_everything(config: &str) -> Result<String, LaunchError> {
+    let Ok(Value::Object(mut config)) = serde_json::from_str::<Value>(config) else {
+        return Err(LaunchError::InlineConfigNotJson(INLINE_CONFIG));
+    };
+    config.insert(
+        "permission".into(),
+        json!({ "edit": "allow", "bash": "allow", "webfetch": "allow" }),
+    );
     Ok(Value::Object(config).to_string())
 }
 

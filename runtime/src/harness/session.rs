@@ -38,6 +38,8 @@ pub struct SessionOp<'a> {
     pub deadline: Instant,
     pub cancelled: watch::Receiver<bool>,
     pub supervision: &'a Supervision,
+    /// The agent's sandbox: the operation's process runs in it, as its turns do.
+    pub sandbox: Option<&'a dyn super::confinement::Confinement>,
 }
 
 /// What a fork made: the fork's harness (the parent's settings) and its native session.
@@ -132,6 +134,9 @@ pub async fn converse<T>(op: &SessionOp<'_>, exchange: Exchange<T>) -> OpEnd<T> 
         },
         op.env,
     );
+    if let Some(sandbox) = op.sandbox {
+        launch = sandbox.confine(launch);
+    }
     let program = launch
         .program
         .file_name()

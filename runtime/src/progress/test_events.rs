@@ -40,6 +40,7 @@ pub fn opened(agent: &str, runtime: Value) -> Event {
         launcher: String::new(),
         tools: Vec::new(),
         tracking: String::new(),
+        sandbox: None,
     }
 }
 

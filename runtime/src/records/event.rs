@@ -36,6 +36,9 @@ pub enum Event {
         tools: Vec<String>,
         /// What tracks the agent's processes: `cgroup` or `subreaper` (harness/keeper.rs).
         tracking: String,
+        /// Where it runs, when sandboxed: key, provider, cwd, read, write and network grants.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        sandbox: Option<serde_json::Value>,
     },
     #[serde(rename_all = "camelCase")]
     TurnStarted {

@@ -1,8 +1,229 @@
 //! Agent sandboxes: where an agent's process may read, write and connect, whatever its runtime.
 //!
 //! A sandbox is opened by `wf.sandboxes.open`, inline as an agent's `sandbox`, or for every agent
-//! by `awf run --agent-sandbox FILE.json`. A provider (bubblewrap on Linux; containers later, behind
-//! the same trait) turns an agent's `Launch` into the confined one. `network` owns the host-side
-//! proxy and the in-box bridge that give a sandbox the hosts it was granted and nothing else.
+//! by `awf run --agent-sandbox FILE.json`. `spec.rs` checks what the author wrote; `Sandbox` is
+//! that spec resolved against the filesystem (its paths absolute, existing); a provider
+//! (`SandboxProvider`: bubblewrap on Linux, `bubblewrap.rs`; containers later, behind the same
+//! trait) turns an agent's `Launch` into the confined one. `AgentBox` is one agent's place in a
+//! sandbox (its launcher and socket, its run): the `harness::Confinement` every process of the
+//! agent is started through. `network` owns the host-side proxy and the in-box bridge that give
+//! a sandbox the hosts it was granted and nothing else.
 
+pub mod bubblewrap;
 pub mod network;
+pub mod spec;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+use crate::harness::confinement::Confinement;
+use crate::harness::Launch;
+use crate::hint::Hint;
+pub use spec::{Network, SandboxSpec};
+
+/// Why a sandbox cannot be opened.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SandboxError {
+    #[error("{0} must be an object, e.g. {{ write: [\".\"] }}")]
+    NotAnObject(String),
+    #[error("{place}: unknown option `{option}`{} (known: {})", .suggestion.as_ref().map(|s| format!("; did you mean `{s}`?")).unwrap_or_default(), spec::KNOWN.join(", "))]
+    UnknownOption {
+        place: String,
+        option: String,
+        suggestion: Option<String>,
+    },
+    #[error("{place}: {provider} comes with container sandboxes (issue 28); awf sandboxes use bubblewrap today")]
+    Container {
+        place: String,
+        provider: &'static str,
+    },
+    #[error("{place}: {provider} takes no options; write {provider}: {{}}")]
+    ProviderOptions {
+        place: String,
+        provider: &'static str,
+    },
+    #[error("{place}: {field} must be a string")]
+    NotText { place: String, field: &'static str },
+    #[error("{place}: {field} must be a list of paths, e.g. [\".\", \"~/notes\"]")]
+    NotPaths { place: String, field: &'static str },
+    #[error("{0}: network must be true, false or a list of hosts (\"api.github.com\", \"*.npmjs.org\", \"127.0.0.1:8080\")")]
+    BadNetwork(String),
+    #[error(
+        "sandbox key {0:?} is not a valid key; use 1 to 64 letters, digits, '.', '_', ':' or '-'"
+    )]
+    BadKey(String),
+    #[error("sandbox \"{key}\": {field} path {} does not exist", .path.display())]
+    MissingPath {
+        key: String,
+        field: &'static str,
+        path: PathBuf,
+    },
+    #[error("sandbox \"{key}\": network hosts {hosts:?} need awf's network proxy, which this build does not have yet")]
+    NoProxy { key: String, hosts: Vec<String> },
+    #[error("sandbox \"{key}\": bubblewrap (bwrap) is not installed or not on PATH, so the agent cannot be confined")]
+    NoBubblewrap { key: String },
+    #[error("sandbox \"{key}\": bubblewrap cannot create a sandbox here: {why}")]
+    NoNamespaces { key: String, why: String },
+    #[error("sandbox \"{0}\" is already open with another spec; open it with the same spec, or use another key")]
+    Reopened(String),
+    #[error("wf.agents.open(spec): agent \"{agent}\": sandbox {sandbox:?} was not opened by wf.sandboxes.open in this run")]
+    UnknownRef { agent: String, sandbox: String },
+}
+
+impl Hint for SandboxError {
+    fn hint(&self) -> Option<String> {
+        Some(match self {
+            SandboxError::NoBubblewrap { .. } => {
+                "install bubblewrap (`apt-get install bubblewrap`, `dnf install bubblewrap`), or open the agent without `sandbox`".into()
+            }
+            SandboxError::NoNamespaces { .. } => "bubblewrap needs unprivileged user namespaces: `sysctl kernel.unprivileged_userns_clone=1` (Debian), or on Ubuntu 24.04+ an AppArmor profile for bwrap; in a container, run it with --privileged or a seccomp profile that allows unshare".into(),
+            SandboxError::MissingPath { .. } => "create the path first, or leave it out; relative paths start at the sandbox's cwd and `~` is your home".into(),
+            SandboxError::NoProxy { .. } => "use network: true (all hosts) or false (none) until the proxy lands".into(),
+            SandboxError::Container { .. } => "remove docker/podman; the default provider (bubblewrap) needs no option".into(),
+            _ => return None,
+        })
+    }
+}
+
+/// Turns a launch into the one that runs inside a sandbox. Bubblewrap is the one provider;
+/// container providers (issue 28) come in behind the same trait.
+pub trait SandboxProvider: Send + Sync {
+    /// The provider's name, as records and `run.agentOf(key).sandbox.provider` give it.
+    fn name(&self) -> &'static str;
+    /// `launch` run inside `sandbox`, with what `agent` needs of its own.
+    fn confine(&self, sandbox: &Sandbox, agent: &AgentPlace, launch: Launch) -> Launch;
+}
+
+/// A sandbox, resolved: every path absolute and existing.
+#[derive(Clone, Debug)]
+pub struct Sandbox {
+    /// `wf.sandboxes.open`'s key, or `agent:<key>` for an inline one.
+    pub key: String,
+    /// As the author wrote it (for comparing a reopen, and for records).
+    pub spec: SandboxSpec,
+    pub cwd: PathBuf,
+    /// `None`: the whole filesystem but the deny list.
+    pub read: Option<Vec<PathBuf>>,
+    pub write: Vec<PathBuf>,
+    pub network: Network,
+    pub provider: Arc<dyn SandboxProvider>,
+}
+
+impl std::fmt::Debug for dyn SandboxProvider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Sandbox {
+    /// Resolves `spec` (keyed `key`): its cwd against `base` (the agent's cwd for an inline
+    /// sandbox, the run's for a shared one), each path against its cwd, `~` against `home`; then
+    /// checks its provider can confine here.
+    pub fn open(
+        key: String,
+        spec: SandboxSpec,
+        base: &Path,
+        home: Option<&Path>,
+    ) -> Result<Sandbox, SandboxError> {
+        let resolve = |field: &'static str, written: &str, from: &Path| {
+            let path = match (written.strip_prefix('~'), home) {
+                (Some(rest), Some(home)) if rest.is_empty() || rest.starts_with('/') => {
+                    home.join(rest.trim_start_matches('/'))
+                }
+                _ => from.join(written),
+            };
+            std::fs::canonicalize(&path).map_err(|_| SandboxError::MissingPath {
+                key: key.clone(),
+                field,
+                path,
+            })
+        };
+        let cwd = match &spec.cwd {
+            Some(dir) => resolve("cwd", dir, base)?,
+            None => base.to_path_buf(),
+        };
+        let read = match &spec.read {
+            Some(list) => Some(
+                list.iter()
+                    .map(|p| resolve("read", p, &cwd))
+                    .collect::<Result<Vec<_>, _>>()?,
+            ),
+            None => None,
+        };
+        let write = spec
+            .write
+            .iter()
+            .map(|p| resolve("write", p, &cwd))
+            .collect::<Result<Vec<_>, _>>()?;
+        if let Network::Hosts(hosts) = &spec.network {
+            return Err(SandboxError::NoProxy {
+                key,
+                hosts: hosts.clone(),
+            });
+        }
+        let provider = bubblewrap::Bubblewrap::find(&key)?;
+        Ok(Sandbox {
+            network: spec.network.clone(),
+            provider: Arc::new(provider),
+            key,
+            spec,
+            cwd,
+            read,
+            write,
+        })
+    }
+
+    /// What records say of the sandbox an agent runs in (where it ran, what it was granted).
+    pub fn describe(&self) -> Value {
+        let network = match &self.network {
+            Network::None => json!(false),
+            Network::All => json!(true),
+            Network::Hosts(hosts) => json!(hosts),
+        };
+        json!({
+            "key": self.key,
+            "provider": self.provider.name(),
+            "cwd": self.cwd,
+            "read": self.read,
+            "write": self.write,
+            "network": network,
+            "spec": self.spec.to_json(),
+        })
+    }
+}
+
+/// What one agent brings into a sandbox: its control folder (launcher and socket) and its run's
+/// folder (the other runs beside it are masked).
+#[derive(Clone, Debug)]
+pub struct AgentPlace {
+    pub control: PathBuf,
+    pub run_folder: PathBuf,
+    /// The agent's own CLI home, written by it, when it has one.
+    pub home: Option<PathBuf>,
+    /// `$HOME` of the user, for the deny list.
+    pub user_home: Option<PathBuf>,
+}
+
+/// One agent in a sandbox: the `Confinement` its processes are started through.
+#[derive(Debug)]
+pub struct AgentBox {
+    pub sandbox: Arc<Sandbox>,
+    pub place: AgentPlace,
+}
+
+impl Confinement for AgentBox {
+    fn confine(&self, launch: Launch) -> Launch {
+        self.sandbox
+            .provider
+            .confine(&self.sandbox, &self.place, launch)
+    }
+}
+
+/// `$HOME`, when set and absolute.
+pub fn user_home() -> Option<PathBuf> {
+    std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+}

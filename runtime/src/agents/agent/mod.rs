@@ -31,6 +31,7 @@ use crate::channel::wire::Response;
 use crate::harness::keeper::Supervision;
 use crate::harness::{Harness, NativeSession, Usage};
 use crate::records::Event;
+use crate::sandbox::{AgentBox, Sandbox};
 use crate::schema::Schema;
 use crate::tools::calls::{ToolCalls, TurnEnd};
 use crate::tools::ToolSet;
@@ -57,6 +58,8 @@ pub struct Agent {
     pub cancels: TurnCancels,
     state: Mutex<AgentState>,
     socket: Mutex<Option<AgentSocket>>,
+    /// Where its processes run, when it was opened with a sandbox.
+    sandbox: Option<AgentBox>,
 }
 
 #[derive(Default)]
@@ -98,6 +101,7 @@ impl Agent {
         session_name: String,
         link: Arc<RunLink>,
         supervision: Arc<Supervision>,
+        sandbox: Option<AgentBox>,
     ) -> Agent {
         Agent {
             key: spec.key.clone(),
@@ -114,7 +118,18 @@ impl Agent {
             cancels: TurnCancels::default(),
             state: Mutex::new(AgentState::default()),
             socket: Mutex::new(None),
+            sandbox,
         }
+    }
+
+    /// The sandbox its processes run in, for the harness (`None`: unconfined).
+    pub fn confinement(&self) -> Option<&dyn crate::harness::confinement::Confinement> {
+        self.sandbox.as_ref().map(|b| b as _)
+    }
+
+    /// The sandbox it runs in, shared with its forks.
+    pub fn sandbox(&self) -> Option<Arc<Sandbox>> {
+        self.sandbox.as_ref().map(|b| b.sandbox.clone())
     }
 
     pub fn link(&self) -> &Arc<RunLink> {

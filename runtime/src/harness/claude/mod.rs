@@ -83,9 +83,16 @@ impl AgentCli for Claude {
             hook_settings(&launcher),
         ]);
         args.extend(INFO.chosen_args(&self.config));
+        // Inside awf's sandbox the box is the gate: claude may edit and run anything in it
+        // (`IS_SANDBOX=1` is what lets bypassPermissions run as root; harnesses.md, pitfall 8).
+        let mut env = Vec::new();
+        if turn.sandbox.is_some() {
+            args.extend(["--permission-mode".into(), "bypassPermissions".into()]);
+            env.push(("IS_SANDBOX".into(), "1".into()));
+        }
         Ok(self
             .config
-            .launch(turn, args, Some(turn.prompt.to_string()), Vec::new()))
+            .launch(turn, args, Some(turn.prompt.to_string()), env))
     }
 
     fn read_line(&self, stream: Stream, line: &str, memory: &mut LineMemory) -> Vec<HarnessEvent> {

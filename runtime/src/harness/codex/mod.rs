@@ -40,7 +40,6 @@ use crate::harness::{
     LaunchError, LineMemory, OpEnd, SessionOp, Stream, Tokens, TurnLaunch, UsageBasis,
 };
 use config::CodexConfig;
-use sandbox::SANDBOX;
 
 static CAPABILITIES: Capabilities = Capabilities {
     resume: Can::Yes("codex exec resume <thread id>"),
@@ -83,7 +82,7 @@ impl AgentCli for Codex {
             args.extend(["resume".into(), thread.to_string()]);
         }
         args.extend(["--json", "--skip-git-repo-check"].map(String::from));
-        args.extend(SANDBOX.map(String::from));
+        args.extend(sandbox::gate(turn.sandbox.is_some()).map(String::from));
         args.extend(INFO.chosen_args(&self.config));
         // `-`: the prompt is read from stdin, which awf closes once it is written.
         args.push("-".into());

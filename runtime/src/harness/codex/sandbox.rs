@@ -31,6 +31,26 @@ pub const SANDBOX: [&str; 6] = [
     "sandbox_workspace_write.network_access=true",
 ];
 
+/// What a codex process inside an awf sandbox is configured with instead: awf's box is the
+/// gate, so codex's own sandbox is off (no nested bwrap) and it never asks for approval.
+pub const IN_AWF_SANDBOX: [&str; 6] = [
+    "-c",
+    "allow_login_shell=false",
+    "-c",
+    "sandbox_mode=\"danger-full-access\"",
+    "-c",
+    "approval_policy=\"never\"",
+];
+
+/// The gate settings of a codex process: its own sandbox, or none inside awf's (`confined`).
+pub fn gate(confined: bool) -> [&'static str; 6] {
+    if confined {
+        IN_AWF_SANDBOX
+    } else {
+        SANDBOX
+    }
+}
+
 /// What codex prints (on stderr) when CODEX_HOME is under the temp dir.
 const HOME_UNDER_TEMP: &str = "Refusing to create helper binaries under temporary dir";
 

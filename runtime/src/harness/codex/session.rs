@@ -11,7 +11,7 @@
 
 use serde_json::{json, Value};
 
-use super::sandbox::SANDBOX;
+use super::sandbox::gate;
 use crate::harness::cli::{count, json_line, text, CliConfig, CliInfo};
 use crate::harness::session::{self, converse, rpc, Exchange, SessionOp};
 use crate::harness::{Compacted, Forked, Launch, OpEnd, Tokens};
@@ -26,7 +26,7 @@ fn app_server(
 ) -> Launch {
     let mut args: Vec<String> = ["app-server", "--listen", "stdio://"]
         .iter()
-        .chain(SANDBOX.iter())
+        .chain(gate(op.sandbox.is_some()).iter())
         .map(|a| a.to_string())
         .collect();
     args.extend(info.effort_args(config));

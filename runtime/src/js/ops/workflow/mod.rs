@@ -6,4 +6,5 @@ pub mod cancel;
 pub mod context;
 pub mod fork;
 pub mod messages;
+pub mod sandboxes;
 pub mod stages;
