@@ -126,7 +126,10 @@ mod tests {
             prompt.contains("/tmp/awf-x/a1/wfa result t1 <<'WF_JSON'"),
             "{prompt}"
         );
-        let check_in = check_in(&text);
+        let authors = check_in(&text, Some("Where is your answer?"));
+        assert!(authors.starts_with("Where is your answer?\n\n"), "{authors}");
+        assert!(authors.contains("result t1"), "how to answer follows: {authors}");
+        let check_in = check_in(&text, None);
         assert!(
             check_in.starts_with("You ended your turn t1 without sending its answer"),
             "{check_in}"

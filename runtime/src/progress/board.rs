@@ -200,9 +200,10 @@ impl Board {
         };
         let row = &mut self.agents[index];
         let doing = match event {
-            Event::TurnStarted { turn, .. } => {
+            Event::TurnStarted { turn, label, .. } => {
                 row.turns += 1;
-                row.turn = Some(turn.clone());
+                // The author's label, when the turn has one, reads better than its id.
+                row.turn = Some(label.clone().unwrap_or_else(|| turn.clone()));
                 row.live = Tokens::default();
                 row.last_stderr = None;
                 Doing::Working
@@ -416,6 +417,24 @@ mod tests {
         assert_eq!(changes[10], Change::Line("done n=2 who=\"a b\"".into()));
         assert_eq!(changes[11], Change::Ended);
         assert_eq!(board.outcome.as_deref(), Some("completed"));
+    }
+
+    #[test]
+    fn a_row_shows_a_turns_label_instead_of_its_id() {
+        let labelled = Event::TurnStarted {
+            agent: "a".into(),
+            turn: "t2".into(),
+            n: 1,
+            prompt: String::new(),
+            schema: None,
+            deadline: String::new(),
+            message: None,
+            label: Some("review src/".into()),
+        };
+        let (with_label, _) = board(&[opened_command("a", "/w/agent.sh"), labelled]);
+        assert_eq!(with_label.agents[0].turn.as_deref(), Some("review src/"));
+        let (without, _) = board(&[opened_command("a", "/w/agent.sh"), turn_started("a", "t1")]);
+        assert_eq!(without.agents[0].turn.as_deref(), Some("t1"));
     }
 
     #[test]

@@ -173,8 +173,12 @@ pub fn parts(event: &Value) -> LogLine {
         "turn-started" => (
             format!("{agent} {}", text("turn")),
             format!(
-                "turn {} started ({} of prompt)",
+                "turn {}{} started ({} of prompt)",
                 number(event, "n"),
+                match text("label").as_str() {
+                    "" => String::new(),
+                    label => format!(" \"{label}\""),
+                },
                 size(&text("prompt"))
             ),
         ),
@@ -352,6 +356,11 @@ mod tests {
         assert_eq!(
             line(&settled),
             "18:30:59.000  a t2  turn timed-out after 1.5s: deadline"
+        );
+        let labelled = json!({"at": "2026-11-29T18:30:58.000Z", "event": "turn-started", "agent": "a", "turn": "t3", "n": 3, "prompt": "Review.", "label": "review src/"});
+        assert_eq!(
+            line(&labelled),
+            "18:30:58.000  a t3  turn 3 \"review src/\" started (7 bytes of prompt)"
         );
         let ended =
             json!({"at": "2026-11-29T18:31:00.000Z", "event": "run-ended", "outcome": "completed"});
