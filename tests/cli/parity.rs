@@ -67,7 +67,10 @@ fn every_options_object_refuses_an_unknown_key_with_a_suggestion() {
     ];
     assert_eq!(messages.len(), expected.len(), "{messages:#?}");
     for (message, start) in messages.iter().zip(expected) {
-        assert!(message.starts_with(start), "{message}\n  should start with\n{start}");
+        assert!(
+            message.starts_with(start),
+            "{message}\n  should start with\n{start}"
+        );
     }
 }
 
@@ -91,7 +94,10 @@ fn an_unknown_option_fails_the_run_at_the_authors_line() {
         &ran.stderr,
         "wf.ts:5:13: agent \"a\": run(spec): unknown option `shcema`",
     );
-    assert_has(&ran.stderr, "hint: did you mean `schema`? it takes prompt, schema, timeout,");
+    assert_has(
+        &ran.stderr,
+        "hint: did you mean `schema`? it takes prompt, schema, timeout,",
+    );
 }
 
 #[test]
@@ -127,9 +133,15 @@ fn a_hanging_turn_with_timeout_ms_ends_timed_out_after_it() {
     assert_eq!(value["byMs"], "timed-out", "{value}");
     assert_eq!(value["byDeadline"], "timed-out", "{value}");
     let ms_took = value["msTook"].as_u64().unwrap();
-    assert!((100..2000).contains(&ms_took), "timeoutMs: 100 took {ms_took} ms");
+    assert!(
+        (100..2000).contains(&ms_took),
+        "timeoutMs: 100 took {ms_took} ms"
+    );
     let deadline_took = value["deadlineTook"].as_u64().unwrap();
-    assert!((100..2000).contains(&deadline_took), "a deadline 150 ms ahead took {deadline_took} ms");
+    assert!(
+        (100..2000).contains(&deadline_took),
+        "a deadline 150 ms ahead took {deadline_took} ms"
+    );
     let refused: Vec<&str> = value["refused"]
         .as_array()
         .unwrap()
@@ -139,5 +151,8 @@ fn a_hanging_turn_with_timeout_ms_ends_timed_out_after_it() {
     assert_eq!(refused[0], "agent \"a\": run(spec): give one of timeout and timeoutMs, not both; they all bound the turn");
     assert_has(refused[1], "agent \"a\": run({ deadline }): the deadline ");
     assert_has(refused[1], " has passed; give the turn a later one");
-    assert_eq!(refused[2], "agent \"a\": run({ timeoutMs }): timeoutMs must be a number of milliseconds, e.g. 60000");
+    assert_eq!(
+        refused[2],
+        "agent \"a\": run({ timeoutMs }): timeoutMs must be a number of milliseconds, e.g. 60000"
+    );
 }
