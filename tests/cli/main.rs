@@ -98,3 +98,5 @@ mod sandbox;
 mod agent_sandbox;
 // A sandbox's network: the proxy on the host, `wfa __bridge` inside bubblewrap, curl as the agent.
 mod sandbox_network;
+// Agent worktrees: kept and removed as asked, swept after kill -9 (issue 26).
+mod worktrees;

@@ -93,6 +93,8 @@ pub struct AgentRow {
     pub usage: Usage,
     /// What the turn under way reported so far (per request, or its run's total).
     pub live: Tokens,
+    /// Its worktree, when kept at its end: path and branch.
+    pub kept_worktree: Option<(String, String)>,
 }
 
 impl AgentRow {
@@ -172,6 +174,7 @@ impl Board {
                     last_stderr: None,
                     usage: Usage::default(),
                     live: Tokens::default(),
+                    kept_worktree: None,
                 });
                 Change::Row(self.agents.len() - 1)
             }
@@ -192,7 +195,8 @@ impl Board {
             | Event::ShellFinished { agent, .. }
             | Event::UsageReported { agent, .. }
             | Event::TurnSettled { agent, .. }
-            | Event::AgentClosed { agent } => agent,
+            | Event::AgentClosed { agent }
+            | Event::WorktreeEnded { agent, .. } => agent,
             _ => return Change::None,
         };
         let Some(index) = self.agents.iter().position(|a| &a.key == agent) else {
@@ -275,6 +279,15 @@ impl Board {
                 }
             }
             Event::AgentClosed { .. } => Doing::Closed,
+            Event::WorktreeEnded {
+                path,
+                branch,
+                kept: true,
+                ..
+            } => {
+                row.kept_worktree = Some((path.clone(), branch.clone()));
+                return Change::None;
+            }
             _ => return Change::None,
         };
         if row.doing != doing {

@@ -2,7 +2,7 @@
 //! agents: how it ended and how long it took; per agent its turns and their outcomes, its tool
 //! calls (ok, refused, failed), its tokens and cost; each turn that ended without an answer with
 //! why (its first line: the exit code, the CLI's words) and the last line its agent wrote on
-//! stderr; each failed tool call with the handler's error and where it was thrown (a value that
+//! stderr; where its worktree was kept, if it was; each failed tool call with the handler's error and where it was thrown (a value that
 //! is not JSON: where the handler is written). Where the records are, and the `awf logs`
 //! command that shows them, `awf run` says after it (it knows how the user typed the run's file
 //! and cwd).
@@ -62,6 +62,12 @@ pub fn summary(board: &Board, outcome: &str, took: Duration, cwd: &Path) -> Opti
             text += &format!(
                 "    ✗ {} {}: {}{at}\n",
                 failure.tool, failure.code, failure.error
+            );
+        }
+        if let Some((path, branch)) = &agent.kept_worktree {
+            text += &format!(
+                "    worktree kept: {} (branch {branch})\n",
+                relative(path, cwd)
             );
         }
     }

@@ -106,7 +106,14 @@ impl WorktreeSpec {
 
     /// The spec as records and reopen comparisons show it.
     pub fn to_json(&self) -> Value {
-        json!({ "worktree": { "branch": self.branch, "from": self.from, "keep": self.keep.as_str() } })
+        let mut worktree = json!({ "keep": self.keep.as_str() });
+        if let Some(branch) = &self.branch {
+            worktree["branch"] = json!(branch);
+        }
+        if let Some(from) = &self.from {
+            worktree["from"] = json!(from);
+        }
+        json!({ "worktree": worktree })
     }
 }
 
