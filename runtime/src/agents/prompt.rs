@@ -127,8 +127,14 @@ mod tests {
             "{prompt}"
         );
         let authors = check_in(&text, Some("Where is your answer?"));
-        assert!(authors.starts_with("Where is your answer?\n\n"), "{authors}");
-        assert!(authors.contains("result t1"), "how to answer follows: {authors}");
+        assert!(
+            authors.starts_with("Where is your answer?\n\n"),
+            "{authors}"
+        );
+        assert!(
+            authors.contains("result t1"),
+            "how to answer follows: {authors}"
+        );
         let check_in = check_in(&text, None);
         assert!(
             check_in.starts_with("You ended your turn t1 without sending its answer"),

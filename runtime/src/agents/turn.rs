@@ -160,7 +160,10 @@ impl Operation for Turn {
         let outcome = loop {
             let (prompt, deadline) = if check_in {
                 let sentence = policy.sentence();
-                (prompt::check_in(&text, sentence), policy.deadline(scope.deadline))
+                (
+                    prompt::check_in(&text, sentence),
+                    policy.deadline(scope.deadline),
+                )
             } else {
                 (first_prompt.clone(), scope.deadline)
             };

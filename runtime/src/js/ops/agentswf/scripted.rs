@@ -260,7 +260,10 @@ mod tests {
             reply(json!({"reply": "blocked", "reason": "login"})),
             AttemptEnd::Blocked("login".into())
         );
-        assert_eq!(reply(json!({"reply": "timed-out"})), AttemptEnd::TimedOut(None));
+        assert_eq!(
+            reply(json!({"reply": "timed-out"})),
+            AttemptEnd::TimedOut(None)
+        );
         assert_eq!(
             reply(json!({"reply": "timed-out", "reason": "my reason"})),
             AttemptEnd::TimedOut(Some("my reason".into()))

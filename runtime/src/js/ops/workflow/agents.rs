@@ -130,12 +130,10 @@ fn agent_run(
     let label = match args.label.and_then(|Json(raw)| raw) {
         None | Some(serde_json::Value::Null) => None,
         Some(serde_json::Value::String(label)) if !label.trim().is_empty() => Some(label),
-        Some(_) => {
-            return Err(OpError::new(
-                OpCode::InvalidTurn,
-                "agent.run({ label }): label must be a non-blank string, e.g. label: \"review src/\"",
-            ))
-        }
+        Some(_) => return Err(OpError::new(
+            OpCode::InvalidTurn,
+            "agent.run({ label }): label must be a non-blank string, e.g. label: \"review src/\"",
+        )),
     };
     let check_in = CheckIn::read(
         &args
@@ -143,7 +141,12 @@ fn agent_run(
             .and_then(|Json(raw)| raw)
             .unwrap_or(serde_json::Value::Null),
     )
-    .map_err(|why| OpError::new(OpCode::InvalidTurn, format!("agent.run({{ checkIn }}): {why}")))?;
+    .map_err(|why| {
+        OpError::new(
+            OpCode::InvalidTurn,
+            format!("agent.run({{ checkIn }}): {why}"),
+        )
+    })?;
     let deadline = turn::deadline(timeout, run.deadline);
     let id = run.agents.next_turn_id();
     if let Some(token) = &args.cancel {
