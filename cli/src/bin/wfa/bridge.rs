@@ -13,7 +13,7 @@ use std::io::{self};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::os::unix::net::UnixStream;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::thread;
@@ -104,7 +104,7 @@ extern "C" fn pass_on(signal: i32) {
 }
 
 /// One connection, both ways, to the socket.
-fn forward(client: TcpStream, socket: &PathBuf) {
+fn forward(client: TcpStream, socket: &Path) {
     let Ok(upstream) = UnixStream::connect(socket) else {
         let _ = client.shutdown(Shutdown::Both);
         return;
@@ -123,8 +123,11 @@ fn forward(client: TcpStream, socket: &PathBuf) {
     let _ = outgoing.join();
 }
 
+/// A loopback address to listen on inside the box, and the socket its connections go to.
+type Listen = (String, PathBuf);
+
 /// `(--listen ADDRESS=SOCKET)* -- PROGRAM ARGS...`
-fn parse(args: Vec<OsString>) -> Result<(Vec<(String, PathBuf)>, Vec<OsString>), String> {
+fn parse(args: Vec<OsString>) -> Result<(Vec<Listen>, Vec<OsString>), String> {
     let mut args = args.into_iter();
     let mut listens = Vec::new();
     loop {
