@@ -333,16 +333,18 @@ impl Agents {
                 user_home: sandbox::user_home(),
             },
         });
-        let agent = Arc::new(Agent::new(
-            spec,
-            harness,
-            cwd,
-            launcher,
-            session_name,
-            self.link.clone(),
-            supervision.clone(),
-            sandbox,
-        ));
+        let agent = Arc::new(
+            Agent::new(
+                spec,
+                harness,
+                cwd,
+                launcher,
+                session_name,
+                self.link.clone(),
+                supervision.clone(),
+            )
+            .with_sandbox(sandbox),
+        );
         let handler = Arc::new(AgentChannel::new(&agent));
         let socket = AgentSocket::serve(&dir, handler)
             .map_err(|e| setup(&agent.key, "listen on the socket", e))?;

@@ -101,7 +101,6 @@ impl Agent {
         session_name: String,
         link: Arc<RunLink>,
         supervision: Arc<Supervision>,
-        sandbox: Option<AgentBox>,
     ) -> Agent {
         Agent {
             key: spec.key.clone(),
@@ -118,8 +117,13 @@ impl Agent {
             cancels: TurnCancels::default(),
             state: Mutex::new(AgentState::default()),
             socket: Mutex::new(None),
-            sandbox,
+            sandbox: None,
         }
+    }
+
+    /// The agent, its processes run in `sandbox`.
+    pub(super) fn with_sandbox(self, sandbox: Option<AgentBox>) -> Agent {
+        Agent { sandbox, ..self }
     }
 
     /// The sandbox its processes run in, for the harness (`None`: unconfined).
