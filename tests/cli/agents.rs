@@ -240,7 +240,12 @@ fn a_non_zero_exit_is_failed_with_the_code_and_stderr() {
             "#!/bin/sh\necho 'no model configured' >&2\nexit 3\n",
         )
         .file("wf.ts", &one_turn("", r#"{ prompt: "Talk." }"#));
-    let outcome = project.awf(&["run", "wf.ts"]).run().assert_success().json();
+    let mut outcome = project.awf(&["run", "wf.ts"]).run().assert_success().json();
+    // A failed turn has its usage too: an executable's is none, unpriced.
+    assert_eq!(outcome["usage"]["priced"], "unpriced", "{outcome}");
+    if let Some(fields) = outcome.as_object_mut() {
+        fields.remove("usage");
+    }
     assert_eq!(
         outcome,
         json!({"kind": "failed", "answered": false, "reason": "failed", "detail": "agent.sh exited with code 3: no model configured"})
