@@ -324,6 +324,12 @@ declare module "agentswf" {
     tools?: { [name: string]: Tool<any> };
     /** The agent may send the workflow messages with `wfa send`, which `wf.receive` takes. */
     messages?: boolean;
+    /**
+     * A git worktree of its own under the run's folder, on `branch` (default `awf/<run id>/<key>`)
+     * from `from` (default HEAD, which must be clean); kept or removed as `keep` says (default
+     * `"on-failure"`: kept when the run fails or the tree has uncommitted edits). docs/agents.md#worktrees
+     */
+    workspace?: { worktree: boolean | { branch?: string; from?: string; keep?: "always" | "on-failure" | "never" } };
     /** The check-in of each of its turns that gives none. */
     checkIn?: CheckIn;
   }
