@@ -318,7 +318,7 @@ mod tests {
             hold_stdin: false,
         };
         let sb = sandbox(&work, Network::None);
-        let confined = sb.provider.confine(&sb, &place, launch);
+        let confined = sb.provider.confine(&sb, &place, launch.clone());
         let line = confined.args.join(" ");
         std::fs::remove_dir_all(&root).unwrap();
         assert_eq!(confined.program, PathBuf::from("/usr/bin/bwrap"));
@@ -355,7 +355,7 @@ mod tests {
             "{line}"
         );
         let open = sandbox(&work, Network::All);
-        let shared = open.provider.confine(&open, &place, confined.clone());
+        let shared = open.provider.confine(&open, &place, launch);
         assert!(!shared.args.contains(&"--unshare-net".to_string()));
     }
 }
