@@ -65,7 +65,7 @@ impl Ledger {
             branch: entry["branch"].as_str()?.to_string(),
             repo: path("repo")?,
             base: entry["base"].as_str()?.to_string(),
-            keep: Keep::from_str(entry["keep"].as_str()?)?,
+            keep: Keep::parse(entry["keep"].as_str()?)?,
             cwd: path("cwd")?,
         };
         Some((worktree, entry["state"].as_str()?.to_string()))

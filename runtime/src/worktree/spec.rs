@@ -26,7 +26,7 @@ impl Keep {
         }
     }
 
-    pub fn from_str(text: &str) -> Option<Keep> {
+    pub fn parse(text: &str) -> Option<Keep> {
         match text {
             "always" => Some(Keep::Always),
             "on-failure" => Some(Keep::OnFailure),
@@ -91,7 +91,7 @@ impl WorktreeSpec {
         };
         let keep = match text("keep")? {
             None => Keep::OnFailure,
-            Some(word) => Keep::from_str(&word).ok_or_else(|| {
+            Some(word) => Keep::parse(&word).ok_or_else(|| {
                 bad(format!(
                     "worktree.keep {word:?} is not one of \"always\", \"on-failure\", \"never\""
                 ))
