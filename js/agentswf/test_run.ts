@@ -165,6 +165,10 @@ function agentRecords(events: Record<string, any>[]): AgentRecord[] {
       if (typeof e.runtime?.effort === "string") record.effort = e.runtime.effort;
       if (e.sandbox !== undefined) record.sandbox = e.sandbox;
       agents.set(e.agent, record);
+    } else if (e.event === "agent-workspace") {
+      // Its own event (worktree/, issue 26): what `workspace` asked; a fork shares its parent's.
+      const opened = agents.get(e.agent);
+      if (opened) opened.workspace = e.workspace;
     } else if (e.event === "agent-forked") {
       const parent = agents.get(e.from);
       const settings = currentSettings(events.slice(0, index), e.from, parent);

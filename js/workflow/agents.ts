@@ -18,8 +18,8 @@ import { cancellableTurn } from "./scope.ts";
 import { timeoutOption } from "./timeout.ts";
 import { compactOf, forkOf, setOf, type CompactSpec, type ForkSpec, type SetSpec } from "./fork.ts";
 import { CODES } from "../errors.ts";
+import { noteUsage, stageNow, type TurnUsage } from "./usage.ts";
 import { refuseUnknownOptions } from "./options.ts";
-import { noteUsage, type TurnUsage } from "./usage.ts";
 
 export type TurnOutcome<T> =
   | { kind: "answered"; answered: true; value: T }
@@ -121,8 +121,9 @@ export class Agent {
   }
 
   async #start(request: { run: number; agent: string; prompt: unknown; schema: unknown; timeout: unknown; label: unknown; checkIn: unknown }): Promise<{ outcome: TurnOutcome<unknown> }> {
+    const stage = stageNow();
     const outcome = (await cancellableTurn(this.#run, this.key, (cancel) => ops.agent_run({ ...request, cancel }))) as TurnOutcome<unknown> & { usage?: TurnUsage };
-    noteUsage(this.#run, this.key, outcome.usage);
+    noteUsage(this.#run, this.key, stage, outcome.usage);
     return { outcome };
   }
 
