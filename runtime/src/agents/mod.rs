@@ -23,8 +23,8 @@
 mod agent;
 mod answer;
 pub mod cancel;
-pub mod check_in;
 mod channel;
+pub mod check_in;
 pub mod compaction;
 pub mod fork;
 pub mod message_turn;

@@ -527,7 +527,9 @@ mod tests {
             "{hint}"
         );
         assert!(
-            hint.ends_with("typebox, typebox/value, bun:test and Node's modules (node:fs, node:path, ...)"),
+            hint.ends_with(
+                "typebox, typebox/value, bun:test and Node's modules (node:fs, node:path, ...)"
+            ),
             "{hint}"
         );
         assert!(hint_for("lodash").unwrap().starts_with("awf serves"));

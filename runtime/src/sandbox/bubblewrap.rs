@@ -108,19 +108,24 @@ impl Bubblewrap {
         }
         match &sandbox.read {
             None => args.ro_bind(Path::new("/")),
-            Some(read) => {
+            Some(_) => {
                 for system in SYSTEM_READS {
                     args.ro_bind(Path::new(system));
-                }
-                for path in install_paths(&launch.program, &agent.control) {
-                    args.ro_bind(&path);
-                }
-                for path in read {
-                    args.ro_bind(path);
                 }
             }
         }
         args.flags(&["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]);
+        // After the private /tmp, so what the agent needs and lives under the host's /tmp (a
+        // build of awf, an npm install, a read path) is bound back over it.
+        let tmp = Path::new("/tmp");
+        for path in install_paths(&launch.program, &agent.control) {
+            if sandbox.read.is_some() || path.starts_with(tmp) {
+                args.ro_bind(&path);
+            }
+        }
+        for path in sandbox.read.iter().flatten() {
+            args.ro_bind(path);
+        }
         for path in &sandbox.write {
             args.bind(path);
         }
@@ -357,5 +362,44 @@ mod tests {
         let open = sandbox(&work, Network::All);
         let shared = open.provider.confine(&open, &place, launch);
         assert!(!shared.args.contains(&"--unshare-net".to_string()));
+    }
+
+    /// CI builds awf in a clone under /tmp: the agent's program (and wfa) there must be bound
+    /// back over the box's private /tmp, after it, or the agent finds nothing to run.
+    #[test]
+    fn a_program_under_the_hosts_tmp_is_bound_back_over_the_private_tmp() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = Path::new("/tmp").join(format!("awf-bwrap-tmp-{}", std::process::id()));
+        let bin = dir.join("bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        let program = bin.join("agent");
+        std::fs::write(&program, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let place = AgentPlace {
+            control: dir.join("control"),
+            run_folder: dir.join("runs/r1"),
+            home: None,
+            user_home: None,
+        };
+        let launch = Launch {
+            program: program.clone(),
+            args: vec![],
+            cwd: dir.clone(),
+            env: vec![],
+            env_remove: vec![],
+            stdin: None,
+            hold_stdin: false,
+        };
+        let sb = sandbox(&dir, Network::None);
+        let line = sb.provider.confine(&sb, &place, launch).args.join(" ");
+        std::fs::remove_dir_all(&dir).unwrap();
+        let tmpfs = line.find("--tmpfs /tmp").expect("a private /tmp");
+        let bound = line
+            .find(&format!("--ro-bind {0} {0}", bin.display()))
+            .unwrap_or_else(|| panic!("the program's folder is not bound: {line}"));
+        assert!(
+            bound > tmpfs,
+            "bound before the private /tmp hides it: {line}"
+        );
     }
 }
