@@ -21,6 +21,7 @@
 //! - `worktree`: a git worktree per agent (`workspace: { worktree }`), kept or removed as asked.
 //! - `upcall`: the seam through which the concerns call into workflow code (tool handlers,
 //!   messages, a test's scripts), which the engine implements.
+//! - `git`: running the git CLI (for `worktree` and `skills`).
 //! - `error`, `hint`: the library's `Error`, and the `Hint` trait the CLI prints hints by.
 
 pub mod agents;
@@ -29,6 +30,7 @@ pub mod channel;
 pub mod duration;
 pub mod env;
 pub mod error;
+mod git;
 pub mod harness;
 pub mod hint;
 pub mod js;

@@ -5,7 +5,6 @@
 //! next run that names the same commit.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
@@ -220,25 +219,7 @@ fn fetch_commit(git_dir: &Path, repo: &str, reference: &str) -> Result<String, S
     .map_err(|_| format!("{repo} has no branch, tag or commit {reference:?}"))
 }
 
-/// `git -C dir args...`, its standard output trimmed, or git's own words on failure.
+/// `git -C dir args...` (crate::git), its standard output trimmed, or why it failed in words.
 fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
-    let output = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .env_remove("GIT_INDEX_FILE")
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|error| match error.kind() {
-            std::io::ErrorKind::NotFound => "git is not installed (or not on PATH)".to_string(),
-            _ => error.to_string(),
-        })?;
-    if output.status.success() {
-        Ok(String::from_utf8_lossy(&output.stdout).trim().to_string())
-    } else {
-        Err(String::from_utf8_lossy(&output.stderr).trim().to_string())
-    }
+    crate::git::git(dir, args).map_err(|failure| failure.to_string())
 }

@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use super::{git, Ending, Keep, Worktree};
+use super::{Ending, Keep, Worktree};
+use crate::git::git;
 
 /// The folder of a run's worktrees and their ledger entries.
 pub struct Ledger {
@@ -91,7 +92,7 @@ impl Ledger {
     /// An earlier attempt's worktree of `key` in `repo` that is still there (`--continue`).
     pub(super) fn earlier(&self, key: &str, repo: &Path) -> Option<Worktree> {
         let (worktree, _) = self.read(key)?;
-        let top = git::git(&worktree.path, &["rev-parse", "--show-toplevel"]).ok()?;
+        let top = git(&worktree.path, &["rev-parse", "--show-toplevel"]).ok()?;
         let same = fs::canonicalize(top).ok()? == fs::canonicalize(&worktree.path).ok()?;
         (same && worktree.repo == repo && worktree.cwd.is_dir()).then_some(worktree)
     }

@@ -4,10 +4,9 @@
 //! agent's cwd maps to the same subfolder of the worktree. When the agent closes or the run ends
 //! the worktree is kept or removed as `keep` says (the branch always stays); what each ended as
 //! is recorded. The ledger (`ledger.rs`) is what lets a later awf finish the worktrees of a run
-//! whose awf died (the sweep). `git.rs` runs the git CLI; `spec.rs` reads what the author wrote.
+//! whose awf died (the sweep). `crate::git` runs the git CLI; `spec.rs` reads what the author wrote.
 
 mod error;
-mod git;
 pub mod ledger;
 pub mod spec;
 
@@ -15,8 +14,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
+use crate::git::{git, git_succeeds, GitFailure};
 pub use error::WorktreeError;
-use git::{git, git_succeeds, GitFailure};
 pub use ledger::{sweep_run, Ledger};
 pub use spec::{Keep, WorktreeSpec};
 

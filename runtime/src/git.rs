@@ -1,20 +1,31 @@
 //! Running the `git` CLI (std::process::Command, never a git crate): one command in one folder,
 //! its standard output on success, and why it failed otherwise (git missing, or git's own words).
+//! A leaf: worktrees (`worktree/`) and skills fetched from a repository (`skills/`) both run git
+//! through it. Never prompts (no terminal), and ignores a GIT_DIR etc. awf itself was run with.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
 
 /// Why a git command failed.
 #[derive(Debug)]
-pub(super) enum GitFailure {
+pub(crate) enum GitFailure {
     /// `git` is not installed or not on PATH.
     Missing,
     /// git ran and refused; its standard error, trimmed.
     Refused(String),
 }
 
+impl std::fmt::Display for GitFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GitFailure::Missing => f.write_str("git is not installed (or not on PATH)"),
+            GitFailure::Refused(why) => f.write_str(why),
+        }
+    }
+}
+
 /// `git -C dir args...`, its standard output trimmed.
-pub(super) fn git(dir: &Path, args: &[&str]) -> Result<String, GitFailure> {
+pub(crate) fn git(dir: &Path, args: &[&str]) -> Result<String, GitFailure> {
     let output = Command::new("git")
         .arg("-C")
         .arg(dir)
@@ -38,7 +49,7 @@ pub(super) fn git(dir: &Path, args: &[&str]) -> Result<String, GitFailure> {
 }
 
 /// Whether `git -C dir args...` succeeds (for questions git answers by its exit code).
-pub(super) fn git_succeeds(dir: &Path, args: &[&str]) -> Result<bool, GitFailure> {
+pub(crate) fn git_succeeds(dir: &Path, args: &[&str]) -> Result<bool, GitFailure> {
     match git(dir, args) {
         Ok(_) => Ok(true),
         Err(GitFailure::Refused(_)) => Ok(false),
