@@ -22,6 +22,7 @@ pub mod command;
 pub mod confinement;
 pub mod environment;
 pub mod gemini;
+pub mod home;
 pub mod keeper;
 pub mod opencode;
 pub mod pi;
