@@ -70,57 +70,68 @@ fn list_files(root: &Path, relative: &Path, into: &mut Vec<PathBuf>) -> std::io:
     Ok(())
 }
 
-/// Copies each skill folder (already resolved) into `skills_dir/<name>` and checks the copy.
+/// Checks each skill folder (already resolved) and copies it into `skills_dir/<name>`, checking
+/// the copy's digest against the source's.
 pub fn install(
     skills: &[(SkillSource, PathBuf)],
     skills_dir: &Path,
 ) -> Result<Vec<InstalledSkill>, SkillError> {
-    let mut installed: Vec<InstalledSkill> = Vec::new();
-    for (source, folder) in skills {
-        let source_text = source.text();
-        let manifest = read_manifest(folder, &source_text)?;
-        if let Some(first) = installed.iter().find(|skill| skill.name == manifest.name) {
-            return Err(SkillError::Duplicate {
-                name: manifest.name,
-                first: first.source.clone(),
-                second: source_text,
-            });
-        }
-        let unreadable = |error: std::io::Error| SkillError::Unreadable {
-            source_text: source_text.clone(),
-            path: folder.clone(),
-            reason: error.to_string(),
-        };
-        let expected = digest(folder).map_err(unreadable)?;
-        let target = skills_dir.join(&manifest.name);
+    let mut installed = check(skills)?;
+    for skill in &mut installed {
+        let folder = skill.path.clone();
+        let target = skills_dir.join(&skill.name);
         let copy_error = |error: std::io::Error| SkillError::Copy {
-            name: manifest.name.clone(),
+            name: skill.name.clone(),
             target: target.clone(),
             reason: error.to_string(),
         };
         if target.exists() {
             fs::remove_dir_all(&target).map_err(copy_error)?;
         }
-        copy_folder(folder, &target).map_err(copy_error)?;
+        copy_folder(&folder, &target).map_err(copy_error)?;
         let copied = digest(&target).map_err(copy_error)?;
-        if copied != expected {
+        if copied != skill.digest {
             return Err(SkillError::DigestMismatch {
-                name: manifest.name,
-                source_text,
+                name: skill.name.clone(),
+                source_text: skill.source.clone(),
                 target,
-                expected,
+                expected: skill.digest.clone(),
                 copied,
             });
         }
-        installed.push(InstalledSkill {
+        skill.path = target;
+    }
+    Ok(installed)
+}
+
+/// Checks each skill folder (already resolved): its SKILL.md, its digest, one name per skill;
+/// each skill's `path` is its own folder (nothing is copied).
+pub fn check(skills: &[(SkillSource, PathBuf)]) -> Result<Vec<InstalledSkill>, SkillError> {
+    let mut checked: Vec<InstalledSkill> = Vec::new();
+    for (source, folder) in skills {
+        let source_text = source.text();
+        let manifest = read_manifest(folder, &source_text)?;
+        if let Some(first) = checked.iter().find(|skill| skill.name == manifest.name) {
+            return Err(SkillError::Duplicate {
+                name: manifest.name,
+                first: first.source.clone(),
+                second: source_text,
+            });
+        }
+        let digest = digest(folder).map_err(|error| SkillError::Unreadable {
+            source_text: source_text.clone(),
+            path: folder.clone(),
+            reason: error.to_string(),
+        })?;
+        checked.push(InstalledSkill {
             name: manifest.name,
             description: manifest.description,
             source: source_text,
-            digest: expected,
-            path: target,
+            digest,
+            path: folder.clone(),
         });
     }
-    Ok(installed)
+    Ok(checked)
 }
 
 fn copy_folder(from: &Path, to: &Path) -> std::io::Result<()> {

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use crate::hint::Hint;
 
 /// Why a skill could not be given to an agent.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SkillError {
     /// `skills[i]` is not `{ path }` or `{ repo, skill, ref? }`.
     #[error("skills[{index}]: {reason}")]
@@ -18,6 +18,9 @@ pub enum SkillError {
         path: PathBuf,
         reason: String,
     },
+    /// The skill's folder does not exist (a wrong path, or no such folder in the repository).
+    #[error("skill {source_text}: there is no folder {}", path.display())]
+    NoFolder { source_text: String, path: PathBuf },
     /// SKILL.md has no front matter, or it lacks a name or a description.
     #[error("{}: {reason}", path.display())]
     Manifest { path: PathBuf, reason: String },
@@ -40,6 +43,9 @@ pub enum SkillError {
         expected: String,
         copied: String,
     },
+    /// The agent's skills folder cannot be made or cleared.
+    #[error("cannot prepare the agent's skills folder {}: {reason}", path.display())]
+    SkillsFolder { path: PathBuf, reason: String },
     /// Writing the copy failed.
     #[error("skill {name:?}: cannot copy it into {}: {reason}", target.display())]
     Copy {
@@ -53,12 +59,13 @@ impl Hint for SkillError {
     fn hint(&self) -> Option<String> {
         Some(match self {
             SkillError::Spec { .. } => "write each skill as { path: \"/abs/folder\" } (or a file: URL) or { repo: \"https://...git\" or \"/abs/repo\", skill: \"folder/in/repo\", ref?: \"main\" }".into(),
+            SkillError::NoFolder { .. } => "a skill is a folder holding SKILL.md: give the folder's absolute path (import.meta.dirname + \"/skills/<name>\"), or for a repository the folder's path inside it".into(),
             SkillError::Unreadable { .. } => "a skill is a folder holding SKILL.md; check the path and its permissions".into(),
             SkillError::Manifest { .. } => "SKILL.md starts with front matter between --- lines holding `name:` and `description:`".into(),
             SkillError::Fetch { .. } => "check the repository address and the ref (a branch, tag or commit that exists); run the same `git fetch` by hand to see git's full answer".into(),
             SkillError::Duplicate { .. } => "give each skill of an agent its own name in its SKILL.md".into(),
             SkillError::DigestMismatch { .. } => "something changed the skill's files while awf copied them; run again once they are stable".into(),
-            SkillError::Copy { .. } => "check that the agent's home folder is writable and the disk is not full".into(),
+            SkillError::SkillsFolder { .. } | SkillError::Copy { .. } => "check that the agent's home folder is writable and the disk is not full".into(),
         })
     }
 }

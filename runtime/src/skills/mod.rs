@@ -3,15 +3,18 @@
 //! (`source`: a git repository is fetched with the `git` CLI into a cache keyed by repository and
 //! commit), checked (`manifest`: SKILL.md's front matter names and describes it) and copied into
 //! the folder the agent's CLI reads skills from (`copy`), with the sha256 digest of its files
-//! recorded and the copy's digest checked against the source's.
+//! recorded and the copy's digest checked against the source's. `give` is what an agent's open
+//! calls: all of it, in order, for the agent's skills.
 
 mod copy;
 mod error;
+mod give;
 mod manifest;
 mod source;
 
-pub use copy::{digest, install, InstalledSkill};
+pub use copy::{check, digest, install, InstalledSkill};
 pub use error::SkillError;
+pub use give::{cache_dir, give, SkillRecord};
 pub use manifest::{read_manifest, Manifest};
 pub use source::{parse_sources, resolve, SkillSource};
 

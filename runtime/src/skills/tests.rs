@@ -221,3 +221,79 @@ fn a_repository_skill_is_fetched_by_ref_into_a_cache_keyed_by_commit() {
         "{unknown}"
     );
 }
+
+#[test]
+fn give_installs_exactly_the_agents_skills_and_keeps_the_clis_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let review = dir.path().join("src/review");
+    let tests = dir.path().join("src/tests");
+    skill(&review, "review", "Reviews a diff");
+    skill(&tests, "write-tests", "Writes tests");
+    let home = dir.path().join("home/skills");
+    fs::create_dir_all(home.join(".system/builtin")).unwrap();
+    fs::create_dir_all(home.join("stale")).unwrap();
+    let cache = dir.path().join("cache");
+
+    let given = give(
+        &[
+            SkillSource::Path(review.clone()),
+            SkillSource::Path(tests.clone()),
+        ],
+        &cache,
+        Some(&home),
+    )
+    .unwrap();
+    let names: Vec<&str> = given.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["review", "write-tests"]);
+    assert_eq!(given[1].path, home.join("write-tests"));
+    let mut left: Vec<String> = fs::read_dir(&home)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, [".system", "review", "write-tests"]);
+    let record = SkillRecord::from(&given[0]);
+    assert_eq!(
+        serde_json::to_value(&record).unwrap(),
+        json!({ "name": "review", "source": review.display().to_string(), "digest": given[0].digest })
+    );
+
+    // Without a skills folder (a scripted agent): checked and recorded, nothing copied.
+    let checked = give(&[SkillSource::Path(review.clone())], &cache, None).unwrap();
+    assert_eq!(checked[0].path, review);
+    assert_eq!(checked[0].digest, given[0].digest);
+
+    let missing = dir.path().join("src/nope");
+    let error = give(&[SkillSource::Path(missing.clone())], &cache, None).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!("skill {0}: there is no folder {0}", missing.display())
+    );
+    assert!(crate::hint::Hint::hint(&error)
+        .unwrap()
+        .contains("holding SKILL.md"));
+}
+
+#[test]
+fn the_cache_is_awfs_own_under_the_users_cache() {
+    let var = |pairs: &'static [(&'static str, &'static str)]| {
+        move |name: &str| {
+            pairs
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| v.to_string())
+        }
+    };
+    assert_eq!(
+        cache_dir(var(&[("HOME", "/h")])),
+        Path::new("/h/.cache/awf/skills")
+    );
+    assert_eq!(
+        cache_dir(var(&[("HOME", "/h"), ("XDG_CACHE_HOME", "/x")])),
+        Path::new("/x/awf/skills")
+    );
+    assert_eq!(
+        cache_dir(var(&[("XDG_CACHE_HOME", "/x"), ("AWF_CACHE_DIR", "/a")])),
+        Path::new("/a/skills")
+    );
+}
