@@ -6,7 +6,7 @@
 // the reference for the Rust reporter, and what node runs of the runner print. It prints no
 // code frame: that needs the .ts source, which only the engine has. No colour either.
 
-import type { RunSummary, TestEvents, TestFailure, TestInfo } from "./bun_test.ts";
+import type { RunSummary, TestEvents, TestFailure, TestInfo } from "./events.ts";
 
 declare const console: { log(...data: unknown[]): void };
 declare const performance: { now(): number };

@@ -13,7 +13,7 @@
 // Rust side (runtime/src/testing/snapshot_file.rs), and gives the counts for the summary.
 
 import * as ops from "awf:ops";
-import { registeredTests, runningTestIsConcurrent, runningTestName } from "./bun_test.ts";
+import { registeredTests, runningTestIsConcurrent, runningTestName } from "./registry.ts";
 import { diff } from "./expect/diff.ts";
 import { equals, isObject } from "./expect/equality.ts";
 import { format } from "./expect/format.ts";
