@@ -10,6 +10,8 @@ export const CODES = {
   internal: "internal",
   /** The file's default export is not a workflow, or a workflow's definition is wrong. */
   invalidWorkflow: "invalid-workflow",
+  /** present(value, ending) or report(value, ending) threw or gave what is not a string. */
+  endingHookFailed: "ending-hook-failed",
   /** prepare() or id(input) failed or gave what awf cannot use. */
   prepareFailed: "prepare-failed",
   /** wf.receive waited its timeout out. */

@@ -23,7 +23,7 @@ let loaded: Workflow<unknown, unknown> | undefined;
 const stagesModule = lazyBuiltin<typeof Stages>("awf:workflow/stages");
 
 /** `file` is absolute; `shown` is how to name it to the user (relative to the cwd). */
-export async function loadWorkflow({ file, shown }: { file: string; shown: string }): Promise<{ name: string; description: string }> {
+export async function loadWorkflow({ file, shown }: { file: string; shown: string }): Promise<WorkflowFacts> {
   const module = await import(file);
   if (!("default" in module)) {
     throw located(
@@ -38,7 +38,46 @@ export async function loadWorkflow({ file, shown }: { file: string; shown: strin
     );
   }
   loaded = module.default;
-  return { name: loaded.meta.name, description: loaded.meta.description };
+  const { name, description, whenToUse, version } = loaded.meta;
+  return { name, description, whenToUse, version, present: loaded.present !== undefined, report: loaded.report !== undefined };
+}
+
+/** What the host learns of a loaded workflow (and `awf list` prints). */
+interface WorkflowFacts {
+  name: string;
+  description: string;
+  whenToUse?: string;
+  version?: string;
+  /** Whether it has `present` and `report`. */
+  present: boolean;
+  report: boolean;
+}
+
+/**
+ * The attempt has ended (runtime/src/run/closing.rs): the text `present(value, ending)` or
+ * `report(value, ending)` gives (`undefined`: none). A throw, or a value that is not a string,
+ * is an `ending-hook-failed` error with the author's frames, which the host reports beside the
+ * run's ending without changing it.
+ */
+export async function endingHook({ hook, ending }: { hook: "present" | "report"; ending: { value?: unknown } }): Promise<string | undefined> {
+  const workflow = loaded;
+  if (!workflow) throw new AwfError(CODES.internal, "endingHook before loadWorkflow");
+  const fn = workflow[hook];
+  if (fn === undefined) return undefined;
+  let text: unknown;
+  try {
+    text = await fn(ending.value as never, Object.freeze(ending) as never);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const failed = new AwfError(CODES.endingHookFailed, `${hook}(value, ending) threw: ${message}`, { cause: error });
+    if (error instanceof Error && typeof error.stack === "string") failed.stack = error.stack;
+    throw located(failed, hook === "present" ? "present gives the text awf run prints for a completed attempt; the run's result is printed as JSON instead" : "report gives report.md's Markdown on every ending; check what it reads of ending (ending.value is undefined unless ending.kind is \"completed\")");
+  }
+  if (text === undefined || typeof text === "string") return text;
+  throw located(
+    new AwfError(CODES.endingHookFailed, `${hook}(value, ending) returned ${text === null ? "null" : typeof text}, not a string`),
+    `return the ${hook === "present" ? "text to print" : "report's Markdown"} as a string, or undefined for none`,
+  );
 }
 
 /** A new run's input, and the run id the workflow's `id(input)` derives from it. */

@@ -22,6 +22,8 @@ export interface WorkflowMeta {
   description: string;
   /** When to pick this workflow, for `awf list` and whoever chooses among workflows. */
   whenToUse?: string;
+  /** Semver (`1.2.0`); a stage recorded under another major version (another minor under 0.x) is not reused by `--continue`. */
+  version?: string;
 }
 
 export interface PrepareContext {
@@ -36,6 +38,25 @@ export interface WorkflowSpec<Input, Result> {
   /** The run's id, derived from its input (e.g. a ticket key); `awf run --id` overrides it. */
   id?: (input: Input) => string | Promise<string>;
   run: (wf: any, input: Input) => Result | Promise<Result>;
+  /** What `awf run` prints for a completed attempt instead of the result's JSON (`--json` prints the record). */
+  present?: (value: Result, ending: WorkflowEnding<Result>) => string | undefined | Promise<string | undefined>;
+  /** Markdown written as `report.md` in the run folder on every ending; `undefined` writes none. */
+  report?: (value: Result | undefined, ending: WorkflowEnding<Result>) => string | undefined | Promise<string | undefined>;
+}
+
+/** How an attempt ended, as `present` and `report` are given it. */
+export interface WorkflowEnding<Result> {
+  kind: "completed" | "failed" | "stopped" | "timed-out" | "cancelled";
+  value?: Result;
+  reason?: string;
+  error?: { name: string; message: string; code?: string };
+  stage?: string;
+  stages: object[];
+  runId: string;
+  attempt: number;
+  durationMs: number;
+  records: string;
+  usage?: object;
 }
 
 export interface Workflow<Input, Result> extends WorkflowSpec<Input, Result> {
@@ -43,8 +64,10 @@ export interface Workflow<Input, Result> extends WorkflowSpec<Input, Result> {
 }
 
 /** The keys `defineWorkflow` reads in its spec and in `meta` (a new one is added here). */
-const SPEC_OPTIONS = ["meta", "prepare", "id", "run"] as const;
-const META_OPTIONS = ["name", "description", "whenToUse"] as const;
+const SPEC_OPTIONS = ["meta", "prepare", "id", "run", "present", "report"] as const;
+const META_OPTIONS = ["name", "description", "whenToUse", "version"] as const;
+/** Semver 2.0.0: MAJOR.MINOR.PATCH, an optional pre-release and build. */
+const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/;
 const TOOL_OPTIONS = ["description", "input", "handler", "timeout"] as const;
 
 function invalid(message: string): AwfError {
@@ -78,6 +101,11 @@ export function defineWorkflow<Input = { argv: string[] }, Result = unknown>(
   if (meta.whenToUse !== undefined && (typeof meta.whenToUse !== "string" || meta.whenToUse.trim() === "")) {
     throw invalid("defineWorkflow(spec): meta.whenToUse must be a sentence saying when to pick this workflow, or left out");
   }
+  if (meta.version !== undefined && (typeof meta.version !== "string" || !SEMVER.test(meta.version))) {
+    throw invalid(
+      `defineWorkflow(spec): meta.version ${JSON.stringify(meta.version)} is not a semver version; write it as "MAJOR.MINOR.PATCH", e.g. "1.2.0"`,
+    );
+  }
   if (typeof spec.run !== "function") {
     throw invalid("defineWorkflow(spec): spec.run must be a function: async run(wf, input) { ... }");
   }
@@ -86,6 +114,11 @@ export function defineWorkflow<Input = { argv: string[] }, Result = unknown>(
   }
   if (spec.prepare !== undefined && typeof spec.prepare !== "function") {
     throw invalid("defineWorkflow(spec): spec.prepare must be a function ({ argv, cwd }) => input, or left out");
+  }
+  for (const hook of ["present", "report"] as const) {
+    if (spec[hook] !== undefined && typeof spec[hook] !== "function") {
+      throw invalid(`defineWorkflow(spec): spec.${hook} must be a function (value, ending) => string | undefined, or left out`);
+    }
   }
   return Object.freeze({ ...spec, meta: Object.freeze({ ...meta }) as WorkflowMeta, kind: WORKFLOW_KIND });
 }

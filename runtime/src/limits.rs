@@ -19,6 +19,9 @@ pub const TOOL_ABORT_GRACE: Duration = Duration::from_secs(5);
 /// `call.signal` is aborted, so that abort listeners (and what they settle) run before the code
 /// is stopped; a handler that has not answered by then is recorded as ignoring its signal.
 pub const SIGNAL_ABORT_GRACE: Duration = Duration::from_millis(500);
+/// How long a workflow's `present` or `report` may run once its attempt has ended; past it the
+/// code is stopped and the run ends without that text.
+pub const ENDING_HOOK_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// A test's (or hook's) time limit under `awf test` when neither it nor `--timeout` sets one, as
 /// in bun.

@@ -207,6 +207,11 @@ fn print_report(report: &run::RunReport, json: bool, cwd: &std::path::Path) {
         if let Some(record) = &report.record {
             let _ = writeln!(stdout, "{}", pretty(record));
         }
+    } else if let Some(text) = &report.closing.presented {
+        let _ = write!(stdout, "{text}");
+        if !text.ends_with('\n') {
+            let _ = writeln!(stdout);
+        }
     } else if let Some(value) = &report.value {
         let _ = writeln!(stdout, "{}", pretty(value));
     }
@@ -225,6 +230,18 @@ fn print_report(report: &run::RunReport, json: bool, cwd: &std::path::Path) {
         Ending::Exited(code) => eprintln!("awf: the workflow called process.exit({code})"),
         _ => {}
     }
+    // The workflow's present and report: what failed in them, and where the report is.
+    for error in &report.closing.errors {
+        eprintln!("awf: {}", error.render(cwd));
+    }
+    if let Some(path) = &report.closing.report {
+        eprintln!("awf: report in {}", shown_path(path, cwd));
+    }
+}
+
+/// `path` relative to the cwd when it lies under it.
+fn shown_path(path: &Path, cwd: &Path) -> String {
+    path.strip_prefix(cwd).unwrap_or(path).display().to_string()
 }
 
 fn pretty(value: &serde_json::Value) -> String {

@@ -1,10 +1,12 @@
-//! The records' end of an attempt: how its code ended becomes its `Ending`, output.json, the
-//! attempt's record with its ending, and the last event (`run-ended`).
+//! The records' end of an attempt: how its code ended becomes its `Ending` and output record
+//! (`settle`); once the workflow's `present` and `report` have run on it (closing.rs), `write`
+//! puts output.json, the attempt's record with its ending, and the last event (`run-ended`).
 
 use std::time::SystemTime;
 
 use serde_json::{json, Value};
 
+use super::closing::Closing;
 use super::watch::Stop;
 use super::RunReport;
 use crate::js::{CallEnd, JsError};
@@ -27,7 +29,17 @@ fn end_attempt(run: &Run, output: &Value) {
     }
 }
 
-pub(super) fn finish(run: &Run, end: Result<CallEnd, Stop>) -> RunReport {
+/// An attempt whose code has ended, its output record not yet written.
+pub(super) struct Settled {
+    ending: Ending,
+    value: Option<Value>,
+    error: Option<JsError>,
+    reason: Option<String>,
+    pub(super) record: Value,
+}
+
+/// How the attempt's code ended: its stages and worktrees closed, its output record made.
+pub(super) fn settle(run: &Run, end: Result<CallEnd, Stop>) -> Settled {
     let (ending, value, error) = match end {
         Ok(CallEnd::Returned(value)) => (Ending::Completed, value, None),
         // prepare() refused the command line (js/runner.ts): a usage error.
@@ -100,6 +112,34 @@ pub(super) fn finish(run: &Run, end: Result<CallEnd, Stop>) -> RunReport {
         record["reason"] = json!(error.headline());
         record["error"] = json!({ "name": error.name, "message": error.message, "stack": error.stack, "code": error.code });
     }
+    Settled {
+        ending,
+        value,
+        error,
+        reason,
+        record,
+    }
+}
+
+/// Writes the settled attempt's records, with what its `present` and `report` gave.
+pub(super) fn write(run: &Run, settled: Settled, closing: Closing) -> RunReport {
+    let Settled {
+        ending,
+        value,
+        error,
+        reason,
+        mut record,
+    } = settled;
+    if let Some(report) = &closing.report {
+        record["report"] = json!(report.display().to_string());
+    }
+    if !closing.errors.is_empty() {
+        record["closingErrors"] = json!(closing
+            .errors
+            .iter()
+            .map(|e| json!({ "message": e.headline(), "code": e.code, "stack": e.stack }))
+            .collect::<Vec<_>>());
+    }
     let output = run.records.path().join("output.json");
     if let Err(e) = run.records.replace_behind(output, &record) {
         tracing::error!("cannot write the run's output.json: {e}");
@@ -119,5 +159,6 @@ pub(super) fn finish(run: &Run, end: Result<CallEnd, Stop>) -> RunReport {
         error,
         record: Some(record),
         run_dir: Some(run.records.path().to_path_buf()),
+        closing,
     }
 }

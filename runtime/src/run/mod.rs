@@ -8,6 +8,7 @@
 //! SIGTERM (watch.rs), and the ending (ending.rs) that writes output.json and picks the exit
 //! code.
 
+mod closing;
 mod ending;
 mod watch;
 
@@ -27,7 +28,8 @@ use crate::workflow::attempt::{self, AttemptFacts, ContinueAsk};
 use crate::workflow::run::{Run, RunMode, RunSpec};
 use crate::workflow::sources;
 pub use crate::workflow::{ContinueWhich, Ending};
-use ending::finish;
+use closing::Hooks;
+pub use closing::{Closing, REPORT_FILE};
 use watch::{RunWatch, Stop};
 
 /// How long workflow code may still run after the run's deadline before it is stopped, so that
@@ -74,6 +76,8 @@ pub struct RunReport {
     /// output.json's content, when the run got as far as having a folder.
     pub record: Option<Value>,
     pub run_dir: Option<PathBuf>,
+    /// What the workflow's `present` and `report` gave, or how they failed.
+    pub closing: Closing,
 }
 
 impl RunReport {
@@ -84,6 +88,7 @@ impl RunReport {
             error: Some(error),
             record: None,
             run_dir: None,
+            closing: Closing::default(),
         }
     }
 }
@@ -144,6 +149,7 @@ pub async fn run_started(options: RunOptions, started: StartedHost) -> RunReport
         }
     };
     let name = meta["name"].as_str().unwrap_or_default().to_string();
+    let hooks = Hooks::of(&meta);
     let sources = sources::hashes(&file, host.state().sources.borrow().files());
     let facts = AttemptFacts {
         file: &file,
@@ -217,6 +223,7 @@ pub async fn run_started(options: RunOptions, started: StartedHost) -> RunReport
                 )),
                 record: None,
                 run_dir: None,
+                closing: Closing::default(),
             }
         }
     };
@@ -237,11 +244,15 @@ pub async fn run_started(options: RunOptions, started: StartedHost) -> RunReport
     }
     .instrument(span.clone())
     .await;
+    let settled = span.in_scope(|| ending::settle(&run, end));
+    let closing = closing::close(&mut host, hooks, &settled.record, run.records.path())
+        .instrument(span.clone())
+        .await;
     if options.process_exits_after {
         host.leak_engine_at_exit();
     }
     drop(host);
-    span.in_scope(|| finish(&run, end))
+    span.in_scope(|| ending::write(&run, settled, closing))
 }
 
 /// A new run's input (prepare's, or `{ argv }`) and the id the workflow's `id(input)` derives.

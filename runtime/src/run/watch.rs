@@ -61,11 +61,17 @@ impl RunWatch {
                 let stop = tokio::select! {
                     _ = tokio::time::sleep_until(stop_at.into()), if !deadline_passed => {
                         deadline_passed = true;
+                        // The code is done: what runs now (present, report) has its own limit.
+                        if watching.code_done.load(Ordering::SeqCst) {
+                            continue;
+                        }
                         Stop::Deadline
                     }
                     _ = sleep_until(interrupt_at), if interrupt_at.is_some() => {
                         interrupt_at = None;
-                        interrupt.store(true, Ordering::SeqCst);
+                        if !watching.code_done.load(Ordering::SeqCst) {
+                            interrupt.store(true, Ordering::SeqCst);
+                        }
                         continue;
                     }
                     sig = signals.next() => {
@@ -108,7 +114,8 @@ impl RunWatch {
     }
 
     /// The workflow's code is done (returned, threw or was stopped): a signal from now on exits at
-    /// once instead of asking the code to stop.
+    /// once instead of asking the code to stop, and neither the deadline nor a signal's grace
+    /// interrupts the engine any more (the ending's `present` and `report` run in it).
     pub fn code_done(&self) {
         self.shared.code_done.store(true, Ordering::SeqCst);
     }
