@@ -75,7 +75,7 @@ impl Operation for Compaction {
                     session_name: &agent.session_name,
                     cwd: &agent.cwd,
                     launcher: &agent.launcher,
-                    env: &agent.spec.env,
+                    env: agent.env(),
                     deadline: scope.deadline,
                     cancelled: scope.cancelled.clone(),
                     supervision: &agent.supervision,

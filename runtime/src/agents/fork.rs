@@ -101,7 +101,7 @@ impl Operation for Fork<'_> {
                 session_name: &parent.session_name,
                 cwd: &parent.cwd,
                 launcher: &parent.launcher,
-                env: &parent.spec.env,
+                env: parent.env(),
                 deadline: scope.deadline,
                 cancelled: scope.cancelled.clone(),
                 supervision: &parent.supervision,
@@ -146,7 +146,13 @@ impl Operation for Fork<'_> {
         };
         let agent = self
             .agents
-            .open_fork(spec, parent.cwd.clone(), forked.harness, parent.sandbox())
+            .open_fork(
+                spec,
+                parent.cwd.clone(),
+                forked.harness,
+                parent.sandbox(),
+                parent.home().cloned(),
+            )
             .map_err(|e| e.to_string())?;
         if let Some(session) = &forked.session {
             agent.native.lock().await.id = Some(session.clone());

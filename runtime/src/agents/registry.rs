@@ -18,6 +18,7 @@ use super::problem::OpenError;
 use super::spec::{AgentSpec, SandboxChoice};
 use crate::channel::server::AgentSocket;
 use crate::channel::{launcher, ControlDir, RunMarker};
+use crate::harness::home::AgentHome;
 use crate::harness::keeper::Supervision;
 use crate::harness::registry::{OpenContext, StandIn};
 use crate::harness::{self, Harness, RuntimeOverrides, Usage};
@@ -184,7 +185,8 @@ impl Agents {
             key: spec.key.clone(),
             source,
         })?;
-        let agent = self.create_with(spec, cwd, harness, sandbox)?;
+        let home = self.agent_home(&spec, harness.as_ref(), sandbox.is_some())?;
+        let agent = self.create_with(spec, cwd, harness, sandbox, home)?;
         if let Some(workspace) = &agent.spec.workspace {
             agent.record(&Event::AgentWorkspace {
                 agent: agent.key.clone(),
@@ -275,20 +277,46 @@ impl Agents {
         Ok(sandbox)
     }
 
+    /// The agent's own CLI home (`<run>/agents/<key>/home`, kept across `--continue`), made
+    /// for a sandboxed agent whose CLI has one: the box masks the user's CLI homes and lets it
+    /// write nowhere else. An unsandboxed agent keeps the user's.
+    fn agent_home(
+        &self,
+        spec: &AgentSpec,
+        harness: &dyn Harness,
+        sandboxed: bool,
+    ) -> Result<Option<Arc<AgentHome>>, OpenError> {
+        let cli = harness.name();
+        if !sandboxed || !AgentHome::supports(cli) {
+            return Ok(None);
+        }
+        let dir = self
+            .link
+            .records
+            .path()
+            .join("agents")
+            .join(&spec.key)
+            .join("home");
+        let home = AgentHome::create(cli, &dir, &|name| spec.env.value(name))
+            .map_err(|e| setup(&spec.key, "make its CLI home", e))?;
+        Ok(Some(Arc::new(home)))
+    }
+
     /// Opens a fork (agents/fork.rs): a new agent under a key not open yet, with the harness
-    /// the parent's fork gave and the parent's cwd.
+    /// the parent's fork gave, the parent's cwd, sandbox and CLI home (where its session is).
     pub(super) fn open_fork(
         &self,
         spec: AgentSpec,
         cwd: PathBuf,
         harness: Arc<dyn Harness>,
         sandbox: Option<Arc<Sandbox>>,
+        home: Option<Arc<AgentHome>>,
     ) -> Result<Arc<Agent>, OpenError> {
         let mut by_key = self.by_key.lock().unwrap_or_else(|e| e.into_inner());
         if by_key.contains_key(&spec.key) {
             return Err(OpenError::ForkKeyTaken(spec.key));
         }
-        let agent = self.create_with(spec, cwd, harness, sandbox)?;
+        let agent = self.create_with(spec, cwd, harness, sandbox, home)?;
         by_key.insert(agent.key.clone(), agent.clone());
         Ok(agent)
     }
@@ -299,6 +327,7 @@ impl Agents {
         cwd: PathBuf,
         harness: Arc<dyn Harness>,
         sandbox: Option<Arc<Sandbox>>,
+        home: Option<Arc<AgentHome>>,
     ) -> Result<Arc<Agent>, OpenError> {
         let (control, supervision) = self
             .control
@@ -329,7 +358,7 @@ impl Agents {
             place: AgentPlace {
                 control: dir.clone(),
                 run_folder: self.link.records.path().to_path_buf(),
-                home: None,
+                home: home.as_ref().map(|h| h.dir().to_path_buf()),
                 user_home: sandbox::user_home(),
             },
         });
@@ -343,7 +372,8 @@ impl Agents {
                 self.link.clone(),
                 supervision.clone(),
             )
-            .with_sandbox(sandbox),
+            .with_sandbox(sandbox)
+            .with_home(home),
         );
         let handler = Arc::new(AgentChannel::new(&agent));
         let socket = AgentSocket::serve(&dir, handler)
@@ -357,6 +387,7 @@ impl Agents {
             tools: agent.tools.names(),
             tracking: agent.supervision.tracking().to_string(),
             sandbox: agent.sandbox().map(|s| s.describe()),
+            home: agent.home().map(|h| h.dir().display().to_string()),
         });
         self.resume_prior_session(&agent);
         Ok(agent)

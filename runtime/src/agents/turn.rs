@@ -310,7 +310,7 @@ impl Attempts<'_> {
                 author_prompt: self.author_prompt,
                 schema: self.schema,
                 deadline: self.deadline,
-                env: &agent.spec.env,
+                env: agent.env(),
                 native,
                 cancelled,
                 answered: self.answered,

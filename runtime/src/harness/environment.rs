@@ -46,6 +46,18 @@ impl AgentEnv {
         json!({ "vars": self.vars, "inherit": inherit, "withhold": self.withhold })
     }
 
+    /// The value of `name` in the agent's processes, as far as the spec and awf's environment
+    /// say: the spec's variable, else awf's own when the agent inherits it (the turn's `AWF_*`
+    /// and a harness's own variables aside).
+    pub fn value(&self, name: &str) -> Option<String> {
+        if let Some((_, value)) = self.vars.iter().rev().find(|(n, _)| n == name) {
+            return Some(value.clone());
+        }
+        let inherited = std::env::var(name).ok()?;
+        let names = std::iter::once(std::ffi::OsString::from(name));
+        withheld(names, self).is_empty().then_some(inherited)
+    }
+
     /// Whether an inherited variable `name` reaches the agent under this spec (awf's own
     /// withholding aside).
     fn passes(&self, name: &str) -> bool {
@@ -168,6 +180,30 @@ mod tests {
             withheld,
             vec!["CLAUDECODE", "CODEX_THREAD_ID", "AWF_WFA_BIN"]
         );
+    }
+
+    #[test]
+    fn a_value_is_the_specs_else_the_inherited_one_unless_withheld() {
+        let path = std::env::var("PATH").expect("tests run with a PATH");
+        let spec = AgentEnv {
+            vars: vec![
+                ("CODEX_HOME".into(), "/a".into()),
+                ("CODEX_HOME".into(), "/b".into()),
+            ],
+            ..AgentEnv::default()
+        };
+        assert_eq!(spec.value("CODEX_HOME").as_deref(), Some("/b"));
+        assert_eq!(spec.value("PATH"), Some(path));
+        let withholding = AgentEnv {
+            withhold: vec!["PA*".into()],
+            ..AgentEnv::default()
+        };
+        assert_eq!(withholding.value("PATH"), None);
+        let closed = AgentEnv {
+            inherit: Inherit::Only(vec![]),
+            ..AgentEnv::default()
+        };
+        assert!(closed.value("PATH").is_some(), "PATH is always inherited");
     }
 
     #[test]

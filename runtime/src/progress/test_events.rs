@@ -41,6 +41,7 @@ pub fn opened(agent: &str, runtime: Value) -> Event {
         tools: Vec::new(),
         tracking: String::new(),
         sandbox: None,
+        home: None,
     }
 }
 

@@ -39,6 +39,9 @@ pub enum Event {
         /// Where it runs, when sandboxed: key, provider, cwd, read, write and network grants.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         sandbox: Option<serde_json::Value>,
+        /// Its own CLI home (harness/home.rs), when it has one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        home: Option<String>,
     },
     #[serde(rename_all = "camelCase")]
     TurnStarted {

@@ -28,6 +28,8 @@ use super::spec::AgentSpec;
 use crate::channel::refusal::Code;
 use crate::channel::server::AgentSocket;
 use crate::channel::wire::Response;
+use crate::harness::environment::AgentEnv;
+use crate::harness::home::AgentHome;
 use crate::harness::keeper::Supervision;
 use crate::harness::{Harness, NativeSession, Usage};
 use crate::records::Event;
@@ -60,6 +62,10 @@ pub struct Agent {
     socket: Mutex<Option<AgentSocket>>,
     /// Where its processes run, when it was opened with a sandbox.
     sandbox: Option<AgentBox>,
+    /// Its own CLI home, when it has one (a sandboxed CLI agent; a fork shares its parent's).
+    home: Option<Arc<AgentHome>>,
+    /// What its processes are given: the spec's `env`, then its home's variables (which win).
+    env: AgentEnv,
 }
 
 #[derive(Default)]
@@ -105,6 +111,7 @@ impl Agent {
         Agent {
             key: spec.key.clone(),
             tools: spec.tools.clone().unwrap_or_default(),
+            env: spec.env.clone(),
             spec,
             harness: Mutex::new(harness),
             cwd,
@@ -118,7 +125,26 @@ impl Agent {
             state: Mutex::new(AgentState::default()),
             socket: Mutex::new(None),
             sandbox: None,
+            home: None,
         }
+    }
+
+    /// The agent, its CLI reading and writing `home` (its variables set on every process).
+    pub(super) fn with_home(mut self, home: Option<Arc<AgentHome>>) -> Agent {
+        if let Some(home) = &home {
+            self.env.vars.extend(home.env());
+        }
+        Agent { home, ..self }
+    }
+
+    /// Its own CLI home, when it has one.
+    pub fn home(&self) -> Option<&Arc<AgentHome>> {
+        self.home.as_ref()
+    }
+
+    /// The environment its processes are given (harness/environment.rs settles the rest).
+    pub fn env(&self) -> &AgentEnv {
+        &self.env
     }
 
     /// The agent, its processes run in `sandbox`.
