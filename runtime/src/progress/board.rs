@@ -95,9 +95,25 @@ pub struct AgentRow {
     pub live: Tokens,
     /// Its worktree, when kept at its end: path and branch.
     pub kept_worktree: Option<(String, String)>,
+    /// The provider of the sandbox it runs in (`bwrap`), when it is confined.
+    pub sandbox: Option<String>,
+    /// The branch of its worktree, when it works in one.
+    pub branch: Option<String>,
 }
 
 impl AgentRow {
+    /// Its key, marked with where it runs: `impl [bwrap] on fix/a`.
+    pub fn label(&self) -> String {
+        let mut label = self.key.clone();
+        if let Some(provider) = &self.sandbox {
+            label += &format!(" [{provider}]");
+        }
+        if let Some(branch) = &self.branch {
+            label += &format!(" on {branch}");
+        }
+        label
+    }
+
     /// Tokens so far: settled turns and the one under way.
     pub fn tokens(&self) -> u64 {
         let t = &self.usage.tokens;
@@ -159,7 +175,12 @@ impl Board {
             } => Change::Line(format!(
                 "stage {stage} reused (finished in attempt {from_attempt})"
             )),
-            Event::AgentOpened { agent, runtime, .. } => {
+            Event::AgentOpened {
+                agent,
+                runtime,
+                sandbox,
+                ..
+            } => {
                 self.agents.push(AgentRow {
                     key: agent.clone(),
                     runtime: runtime_words(runtime),
@@ -175,6 +196,12 @@ impl Board {
                     usage: Usage::default(),
                     live: Tokens::default(),
                     kept_worktree: None,
+                    sandbox: sandbox
+                        .as_ref()
+                        .and_then(|s| s.get("provider"))
+                        .and_then(Value::as_str)
+                        .map(str::to_string),
+                    branch: None,
                 });
                 Change::Row(self.agents.len() - 1)
             }
@@ -196,6 +223,7 @@ impl Board {
             | Event::UsageReported { agent, .. }
             | Event::TurnSettled { agent, .. }
             | Event::AgentClosed { agent }
+            | Event::AgentWorkspace { agent, .. }
             | Event::WorktreeEnded { agent, .. } => agent,
             _ => return Change::None,
         };
@@ -279,6 +307,14 @@ impl Board {
                 }
             }
             Event::AgentClosed { .. } => Doing::Closed,
+            Event::AgentWorkspace { worktree, .. } => {
+                row.branch = worktree
+                    .as_ref()
+                    .and_then(|w| w.get("branch"))
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
+                return Change::Row(index);
+            }
             Event::WorktreeEnded {
                 path,
                 branch,
@@ -522,5 +558,25 @@ mod tests {
                 tokens: 1320,
             }
         );
+    }
+
+    #[test]
+    fn a_row_is_marked_with_its_sandbox_and_its_worktree_branch() {
+        let mut boxed = opened("impl", json!({"kind": "codex"}));
+        if let Event::AgentOpened { sandbox, .. } = &mut boxed {
+            *sandbox = Some(json!({"key": "agent:impl", "provider": "bwrap", "write": ["/p"]}));
+        }
+        let workspace = Event::AgentWorkspace {
+            agent: "impl".into(),
+            workspace: json!({"worktree": {"keep": "on-failure"}}),
+            worktree: Some(json!({"path": "/r/worktrees/impl", "branch": "fix/a"})),
+        };
+        let (board, changes) = board(&[boxed, opened("free", Value::Null), workspace]);
+        assert_eq!(
+            changes,
+            vec![Change::Row(0), Change::Row(1), Change::Row(0)]
+        );
+        assert_eq!(board.agents[0].label(), "impl [bwrap] on fix/a");
+        assert_eq!(board.agents[1].label(), "free");
     }
 }

@@ -25,10 +25,11 @@ impl PlainScreen {
             return;
         }
         said[index] = text.clone();
+        let label = row.label();
         let line = match row.turn.as_deref() {
-            Some(_) => format!("{}: {text}", row.key),
-            None if row.runtime.is_empty() => format!("{}: {text}", row.key),
-            None => format!("{} ({}): {text}", row.key, row.runtime),
+            Some(_) => format!("{label}: {text}"),
+            None if row.runtime.is_empty() => format!("{label}: {text}"),
+            None => format!("{label} ({}): {text}", row.runtime),
         };
         self.line(&line);
     }

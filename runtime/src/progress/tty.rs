@@ -77,7 +77,7 @@ impl TtyScreen {
             }
             shown.doing = row.doing.clone();
         }
-        shown.bar.set_prefix(row.key.clone());
+        shown.bar.set_prefix(row.label());
         shown.bar.set_message(message(row));
     }
 

@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use super::place;
 use super::values::{
     details, fields, fold, list, millis, number, runtime, size, size_of, usage, with_reason,
 };
@@ -76,7 +77,16 @@ pub fn parts(event: &Value) -> LogLine {
             String::new(),
             format!("log: {}{}", text("message"), fields(event.get("fields"))),
         ),
-        "agent-opened" => (agent, format!("opened ({})", runtime(event.get("runtime")))),
+        "agent-opened" => (
+            agent,
+            format!(
+                "opened ({}){}",
+                runtime(event.get("runtime")),
+                place::sandbox(event.get("sandbox"))
+            ),
+        ),
+        "agent-workspace" => (agent, place::workspace(event)),
+        "worktree-ended" => (agent, place::worktree_ended(event)),
         "agent-closed" => (agent, "closed".to_string()),
         "turn-started" if event.get("message").is_some() => (
             format!("{agent} {}", text("turn")),

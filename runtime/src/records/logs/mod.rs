@@ -6,11 +6,13 @@
 //! - `find.rs`: the run `awf logs [RUN]` means, and the agents it opened.
 //! - `filter.rs`: which events `--agent`, `--tool` and `--turn` keep.
 //! - `line.rs`: one event as a line, in its three parts.
+//! - `place.rs`: where an agent ran: its sandbox's grants, its worktree and how it ended.
 //! - `values.rs`: how the values in a line read: folded JSON, sizes, durations, token counts.
 
 mod filter;
 mod find;
 mod line;
+mod place;
 mod values;
 
 pub use filter::LogFilter;
