@@ -36,6 +36,8 @@ export interface AgentRecord {
   sandbox?: unknown;
   /** A fork: the agent it was forked from. */
   forkedFrom?: string;
+  /** The author's `labels` (`agents.open` or `fork`), when given. */
+  labels?: Record<string, unknown>;
   /** The `workspace` it was opened with, defaults filled in: `{ worktree: { keep, branch?, from? } }`. */
   workspace?: { worktree: { keep: "always" | "on-failure" | "never"; branch?: string; from?: string } };
 }
@@ -164,6 +166,7 @@ function agentRecords(events: Record<string, any>[]): AgentRecord[] {
       if (typeof e.runtime?.model === "string") record.model = e.runtime.model;
       if (typeof e.runtime?.effort === "string") record.effort = e.runtime.effort;
       if (e.sandbox !== undefined) record.sandbox = e.sandbox;
+      if (e.labels !== undefined) record.labels = e.labels;
       agents.set(e.agent, record);
     } else if (e.event === "agent-workspace") {
       // Its own event (worktree/, issue 26): what `workspace` asked; a fork shares its parent's.

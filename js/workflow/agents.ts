@@ -70,6 +70,8 @@ export interface AgentOpenSpec {
   messages?: boolean;
   /** The check-in of each of its turns that gives none (`agent.run({ checkIn })`). */
   checkIn?: CheckInSpec;
+  /** The author's labels (a JSON object): recorded, shown by `awf logs`, in `run.agentOf(key).labels`. */
+  labels?: Record<string, unknown>;
 }
 
 export class Agent {

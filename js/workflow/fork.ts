@@ -18,7 +18,7 @@ import { refuseUnknownOptions } from "./options.ts";
  * The keys `fork` and `compact` read (a new option is added here); `set`'s are checked where
  * they are read, in runtime/src/js/ops/workflow/fork.rs.
  */
-const FORK_OPTIONS = ["key", "tools", "instructions"] as const;
+const FORK_OPTIONS = ["key", "tools", "instructions", "labels"] as const;
 const COMPACT_OPTIONS = ["prompt", "timeout"] as const;
 
 export interface ForkSpec {
@@ -28,6 +28,8 @@ export interface ForkSpec {
   tools?: Record<string, unknown>;
   /** Given to the fork with its first turn. */
   instructions?: string;
+  /** The fork's own labels (a JSON object, recorded); it does not inherit its parent's. */
+  labels?: Record<string, unknown>;
 }
 
 export interface CompactSpec {
@@ -48,7 +50,7 @@ export async function forkOf(run: number, runId: string, parent: string, spec: F
   }
   refuseUnknownOptions(`agent "${parent}": fork(spec)`, spec, FORK_OPTIONS);
   const tools = toolSpecs(String(spec.key), spec.tools);
-  const request = { run, agent: parent, key: spec.key ?? null, instructions: spec.instructions ?? null, tools: tools ?? null };
+  const request = { run, agent: parent, key: spec.key ?? null, instructions: spec.instructions ?? null, tools: tools ?? null, labels: spec.labels ?? null };
   const forked = (await opAsync(ops.agent_fork(request))) as { key: string; launcher: string };
   if (spec.tools === undefined) copyHandlers(runId, parent, forked.key);
   else registerHandlers(runId, forked.key, spec.tools as Record<string, unknown>);

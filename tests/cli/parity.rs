@@ -35,6 +35,7 @@ fn every_options_object_refuses_an_unknown_key_with_a_suggestion() {
       ["defineWorkflow", () => defineWorkflow({ meta: { name: "n", description: "d" }, run() {}, prepar: () => ({}) } as any)],
       ["meta", () => defineWorkflow({ meta: { name: "n", description: "d", whenToUs: "x" }, run() {} } as any)],
       ["nudge", () => a.run({ prompt: "x", nudge: false } as any)],
+      ["open", () => wf.agents.open({ key: "c", runtime: { command: ["./agent.sh"] }, lables: {} } as any)],
     ];
     const messages: string[] = [];
     for (const [name, call] of tries) {
@@ -55,7 +56,7 @@ fn every_options_object_refuses_an_unknown_key_with_a_suggestion() {
         "run: unknown-option: agent \"a\": run(spec): unknown option `timout`\nhint: did you mean `timeout`?",
         "fork: unknown-option: agent \"a\": fork(spec): unknown option `instructons`\nhint: did you mean `instructions`?",
         "compact: unknown-option: agent \"a\": compact(spec): unknown option `focus`\nhint: it takes prompt, timeout",
-        "set: invalid-settings: agent.set: `modle` cannot be changed (only model and effort)",
+        "set: unknown-option: agent.set(spec): unknown option `modle`\nhint: did you mean `model`? it takes model, effort",
         "send: unknown-option: agent \"a\": send(message, options?): unknown option `timeOut`\nhint: did you mean `timeout`?",
         "receive: unknown-option: wf.receive(options?): unknown option `form`\nhint: did you mean `from`?",
         "parallel: unknown-option: wf.parallel(items, fn, options?): unknown option `concurency`\nhint: did you mean `concurrency`?",
@@ -64,6 +65,7 @@ fn every_options_object_refuses_an_unknown_key_with_a_suggestion() {
         "defineWorkflow: unknown-option: defineWorkflow(spec): unknown option `prepar`\nhint: did you mean `prepare`?",
         "meta: unknown-option: defineWorkflow(spec): meta: unknown option `whenToUs`\nhint: did you mean `whenToUse`?",
         "nudge: unknown-option: agent \"a\": run(spec): unknown option `nudge`\nhint: awf does not take agentswf's `nudge`",
+        "open: unknown-option: wf.agents.open(spec): unknown option `lables`\nhint: did you mean `labels`? it takes key, runtime, instructions, cwd, env, tools, messages, workspace, sandbox, labels",
     ];
     assert_eq!(messages.len(), expected.len(), "{messages:#?}");
     for (message, start) in messages.iter().zip(expected) {
@@ -97,6 +99,31 @@ fn an_unknown_option_fails_the_run_at_the_authors_line() {
     assert_has(
         &ran.stderr,
         "hint: did you mean `schema`? it takes prompt, schema, timeout,",
+    );
+}
+
+#[test]
+fn an_unknown_open_option_fails_the_run_at_the_authors_line() {
+    let project = TempProject::new();
+    project.script("agent.sh", ANSWER_TEXT).file(
+        "wf.ts",
+        r#"export default defineWorkflow({
+  meta: { name: "t", description: "A misspelt open option." },
+  async run(wf) {
+    await wf.agents.open({ key: "a", runtime: { command: ["./agent.sh"] }, instructons: "Be brief." } as any);
+  },
+});
+"#,
+    );
+    let ran = project.awf(&["run", "wf.ts"]).run();
+    assert_eq!(ran.code, Some(1), "{}", ran.stderr);
+    assert_has(
+        &ran.stderr,
+        "wf.ts:4:21: wf.agents.open(spec): unknown option `instructons`",
+    );
+    assert_has(
+        &ran.stderr,
+        "hint: did you mean `instructions`? it takes key, runtime, instructions,",
     );
 }
 

@@ -27,6 +27,8 @@ pub struct ForkRequest {
     pub instructions: Option<String>,
     /// `None`: the parent's tools.
     pub tools: Option<ToolSet>,
+    /// The fork's own `labels` (a fork does not inherit its parent's).
+    pub labels: Option<serde_json::Value>,
     pub ticket: Ticket,
 }
 
@@ -40,6 +42,7 @@ pub async fn fork(
         key,
         instructions,
         tools,
+        labels,
         ticket,
     } = request;
     // Its id is given when it starts, so the workflow cannot cancel it on its own.
@@ -58,6 +61,7 @@ pub async fn fork(
         key,
         instructions,
         tools,
+        labels,
         forked: None,
     };
     operation::run(fork, queued).await
@@ -70,6 +74,7 @@ struct Fork<'a> {
     key: String,
     instructions: Option<String>,
     tools: Option<ToolSet>,
+    labels: Option<serde_json::Value>,
     /// The fork, once made, and its record.
     forked: Option<(Arc<Agent>, Event)>,
 }
@@ -143,6 +148,7 @@ impl Operation for Fork<'_> {
             tools: Some(self.tools.take().unwrap_or_else(|| parent.tools.clone())),
             messages: parent.spec.messages,
             sandbox: parent.spec.sandbox.clone(),
+            labels: self.labels.take(),
         };
         let agent = self
             .agents

@@ -42,4 +42,4 @@ pub use agent::Agent;
 pub use outcome::Outcome;
 pub use problem::{EnvProblem, OpenError};
 pub use registry::{Agents, InFlight, RunLink};
-pub use spec::{valid_key, AgentSpec};
+pub use spec::{read_labels, valid_key, AgentSpec, OPEN_OPTIONS};

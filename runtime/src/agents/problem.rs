@@ -13,8 +13,11 @@ use crate::tools::ToolSetError;
 pub enum OpenError {
     #[error("wf.agents.open(spec): spec must be an object with key and runtime")]
     NotAnObject,
-    #[error("wf.agents.open(spec): unknown option `{0}` (known: key, runtime, instructions, cwd, env, tools, messages, sandbox, workspace)")]
+    /// Its hint names the closest option and lists them all (`spec::OPEN_OPTIONS`).
+    #[error("wf.agents.open(spec): unknown option `{0}`")]
     UnknownOption(String),
+    #[error("wf.agents.open(spec): agent \"{0}\": labels must be a JSON object")]
+    NotLabels(String),
     /// `{0}` is the key as JSON.
     #[error("wf.agents.open(spec): key {0} is not a valid agent key; use 1 to 64 letters, digits, '.', '_', ':' or '-'")]
     BadKey(String),
@@ -68,6 +71,17 @@ impl Hint for OpenError {
             OpenError::Wfa(missing) => missing.hint(),
             OpenError::Worktree(problem) => problem.hint(),
             OpenError::Sandbox(problem) => problem.hint(),
+            OpenError::UnknownOption(option) => {
+                let options = super::spec::OPEN_OPTIONS;
+                let listed = format!("it takes {}", options.join(", "));
+                Some(match crate::hint::closest(option, options) {
+                    Some(closest) => format!("did you mean `{closest}`? {listed}"),
+                    None => listed,
+                })
+            }
+            OpenError::NotLabels(_) => {
+                Some("give labels as an object, e.g. labels: { team: \"review\" }".into())
+            }
             OpenError::ForkKeyTaken(_) => {
                 Some("give the fork a key of its own, e.g. \"<parent>:fork-1\"".into())
             }

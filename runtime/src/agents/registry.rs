@@ -388,6 +388,7 @@ impl Agents {
             tracking: agent.supervision.tracking().to_string(),
             sandbox: agent.sandbox().map(|s| s.describe()),
             home: agent.home().map(|h| h.dir().display().to_string()),
+            labels: agent.spec.labels.clone(),
         });
         self.resume_prior_session(&agent);
         Ok(agent)

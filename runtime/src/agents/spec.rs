@@ -26,7 +26,23 @@ pub struct AgentSpec {
     pub workspace: Option<WorktreeSpec>,
     /// `sandbox`: where the agent's processes run; `None`: unconfined.
     pub sandbox: Option<SandboxChoice>,
+    /// `labels`: the author's JSON object, recorded and shown beside the agent; `None`: none.
+    pub labels: Option<Value>,
 }
+
+/// The keys `wf.agents.open(spec)` reads (a new option is added here, where it is read).
+pub const OPEN_OPTIONS: &[&str] = &[
+    "key",
+    "runtime",
+    "instructions",
+    "cwd",
+    "env",
+    "tools",
+    "messages",
+    "workspace",
+    "sandbox",
+    "labels",
+];
 
 /// An agent's `sandbox`: its own (inline), or one `wf.sandboxes.open` made (`{ key, provider }`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,18 +79,7 @@ impl AgentSpec {
         let Some(object) = spec.as_object() else {
             return Err(OpenError::NotAnObject);
         };
-        const KNOWN: &[&str] = &[
-            "key",
-            "runtime",
-            "instructions",
-            "cwd",
-            "env",
-            "tools",
-            "messages",
-            "workspace",
-            "sandbox",
-        ];
-        if let Some(unknown) = object.keys().find(|k| !KNOWN.contains(&k.as_str())) {
+        if let Some(unknown) = object.keys().find(|k| !OPEN_OPTIONS.contains(&k.as_str())) {
             return Err(OpenError::UnknownOption(unknown.clone()));
         }
         let key = match object.get("key").and_then(Value::as_str) {
@@ -135,7 +140,9 @@ impl AgentSpec {
             None | Some(Value::Null) => None,
             Some(value) => WorktreeSpec::from_workspace(&key, value)?,
         };
+        let labels = read_labels(&key, object.get("labels"))?;
         Ok(AgentSpec {
+            labels,
             workspace,
             sandbox,
             tools,
@@ -149,7 +156,7 @@ impl AgentSpec {
     }
 
     /// The fields a reopen must repeat, for comparison.
-    pub(super) fn identity(&self) -> [(&'static str, Value); 7] {
+    pub(super) fn identity(&self) -> [(&'static str, Value); 8] {
         [
             ("runtime", self.runtime.clone()),
             ("instructions", json!(self.instructions)),
@@ -168,7 +175,18 @@ impl AgentSpec {
                     .as_ref()
                     .map_or(Value::Null, SandboxChoice::identity),
             ),
+            ("labels", json!(self.labels)),
         ]
+    }
+}
+
+/// `labels`: a JSON object (any values, as agentswf takes), or nothing; `{}` is nothing.
+pub fn read_labels(key: &str, labels: Option<&Value>) -> Result<Option<Value>, OpenError> {
+    match labels {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Object(map)) if map.is_empty() => Ok(None),
+        Some(value @ Value::Object(_)) => Ok(Some(value.clone())),
+        Some(_) => Err(OpenError::NotLabels(key.to_string())),
     }
 }
 
@@ -222,6 +240,7 @@ pub fn valid_key(key: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hint::Hint;
 
     #[test]
     fn reads_a_full_spec() {
@@ -240,6 +259,40 @@ mod tests {
         assert_eq!(spec.env.vars, vec![("A".to_string(), "1".to_string())]);
         assert_eq!(spec.env.inherit, Inherit::All);
         assert_eq!(spec.tools.unwrap().names(), vec!["add"]);
+        assert_eq!(spec.labels, None);
+    }
+
+    #[test]
+    fn labels_are_a_json_object_and_part_of_a_reopen() {
+        let spec = AgentSpec::from_json(
+            &json!({"key": "a", "runtime": "x", "labels": {"team": "red", "n": 2}}),
+        )
+        .unwrap();
+        assert_eq!(spec.labels, Some(json!({"team": "red", "n": 2})));
+        assert!(spec.identity().iter().any(|(field, value)| *field == "labels"
+            && *value == json!({"team": "red", "n": 2})));
+        let err = AgentSpec::from_json(&json!({"key": "a", "runtime": "x", "labels": ["red"]}))
+            .unwrap_err();
+        assert!(err.to_string().contains("labels must be a JSON object"), "{err}");
+        assert!(err.hint().unwrap().contains("labels: {"), "{err:?}");
+    }
+
+    #[test]
+    fn an_unknown_option_names_the_closest_known_one() {
+        let err = AgentSpec::from_json(&json!({"key": "a", "runtime": "x", "label": {}}))
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "wf.agents.open(spec): unknown option `label`"
+        );
+        let hint = err.hint().unwrap();
+        assert!(hint.starts_with("did you mean `labels`?"), "{hint}");
+        for known in OPEN_OPTIONS {
+            assert!(hint.contains(known), "{hint} lacks {known}");
+        }
+        let far = AgentSpec::from_json(&json!({"key": "a", "runtime": "x", "zzzzzzzz": 1}))
+            .unwrap_err();
+        assert!(far.hint().unwrap().starts_with("it takes key, runtime"));
     }
 
     #[test]

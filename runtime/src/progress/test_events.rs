@@ -42,6 +42,7 @@ pub fn opened(agent: &str, runtime: Value) -> Event {
         tracking: String::new(),
         sandbox: None,
         home: None,
+        labels: None,
     }
 }
 

@@ -42,6 +42,9 @@ pub enum Event {
         /// Its own CLI home (harness/home.rs), when it has one.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         home: Option<String>,
+        /// The author's `labels` (a JSON object), when given.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        labels: Option<serde_json::Value>,
     },
     #[serde(rename_all = "camelCase")]
     TurnStarted {

@@ -51,6 +51,8 @@ pub enum OpCode {
     SnapshotFile,
     /// No agent of that key in the run.
     UnknownAgent,
+    /// An options object holds a key awf does not read (workflow-api.md, Options).
+    UnknownOption,
     /// A test's request that did not reach the agent's channel.
     Unreachable,
     /// awf itself went wrong (`OpError::internal`).
@@ -82,7 +84,7 @@ pub enum OpCode {
 impl OpCode {
     /// Every code, for the tests that hold the table to the docs.
     #[cfg(test)]
-    pub const ALL: [OpCode; 33] = [
+    pub const ALL: [OpCode; 34] = [
         OpCode::AgentClosed,
         OpCode::AgentInToolCall,
         OpCode::ForkFailed,
@@ -103,6 +105,7 @@ impl OpCode {
         OpCode::SetFailed,
         OpCode::SnapshotFile,
         OpCode::UnknownAgent,
+        OpCode::UnknownOption,
         OpCode::Unreachable,
         OpCode::Internal,
         OpCode::AbortErr,
@@ -141,6 +144,7 @@ impl OpCode {
             OpCode::SetFailed => "set-failed",
             OpCode::SnapshotFile => "snapshot-file",
             OpCode::UnknownAgent => "unknown-agent",
+            OpCode::UnknownOption => "unknown-option",
             OpCode::Unreachable => "unreachable",
             OpCode::Internal => "internal",
             OpCode::AbortErr => "ABORT_ERR",
@@ -179,6 +183,7 @@ mod tests {
                 OpCode::MessagesOff,
                 OpCode::NoSessionYet,
                 OpCode::NotSupported,
+                OpCode::UnknownOption,
             ],
         ),
         ("host-apis.md", &[OpCode::ErrNotSupported, OpCode::Enoent]),

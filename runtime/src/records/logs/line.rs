@@ -80,9 +80,13 @@ pub fn parts(event: &Value) -> LogLine {
         "agent-opened" => (
             agent,
             format!(
-                "opened ({}){}",
+                "opened ({}){}{}",
                 runtime(event.get("runtime")),
-                place::sandbox(event.get("sandbox"))
+                place::sandbox(event.get("sandbox")),
+                match event.get("labels") {
+                    Some(labels) => format!("; labels{}", fields(Some(labels))),
+                    None => String::new(),
+                }
             ),
         ),
         "agent-workspace" => (agent, place::workspace(event)),
@@ -323,6 +327,15 @@ pub fn parts(event: &Value) -> LogLine {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn an_opened_agent_shows_its_labels() {
+        let opened = json!({"at": "2026-11-29T18:30:58.000Z", "event": "agent-opened", "agent": "a", "runtime": {"kind": "command", "program": "./a.sh"}, "cwd": "/p", "launcher": "/c/wfa", "tracking": "cgroup", "labels": {"team": "red", "n": 2}});
+        assert_eq!(
+            line(&opened),
+            "18:30:58.000  a  opened (command ./a.sh); labels team=\"red\" n=2"
+        );
+    }
 
     #[test]
     fn tool_calls_read_as_arrows() {

@@ -9,7 +9,7 @@ use serde_json::json;
 
 use crate::agents::check_in::CheckIn;
 use crate::agents::turn::{self, TurnRequest};
-use crate::agents::{Agent, AgentSpec};
+use crate::agents::{Agent, AgentSpec, OpenError, OPEN_OPTIONS};
 use crate::duration::{parse_timeout, timeout_from_millis};
 use crate::js::engine::{async_op, sync_op, HostState, Json, JsonCheck, OpCode, OpDecl, OpError};
 use crate::schema::Schema;
@@ -51,13 +51,32 @@ fn agent_open(
     let run = state.handle::<Arc<Run>>(handle as u64).ok_or_else(|| {
         OpError::type_error("this workflow context belongs to a run that has ended")
     })?;
-    let spec =
-        AgentSpec::from_json(&spec.unwrap_or_default()).map_err(|e| OpError::type_problem(&e))?;
+    let spec = AgentSpec::from_json(&spec.unwrap_or_default()).map_err(|e| match e {
+        OpenError::UnknownOption(option) => {
+            unknown_option("wf.agents.open(spec)", &option, OPEN_OPTIONS)
+        }
+        other => OpError::type_problem(&other),
+    })?;
     let agent = run
         .agents
         .open(spec)
         .map_err(|e| OpError::type_problem(&e))?;
     Ok(json!({ "key": agent.key, "launcher": agent.launcher.display().to_string() }))
+}
+
+/// An `unknown-option` error from `place` for `option`, with the closest of `known` as "did you
+/// mean" and the list, as js/workflow/options.ts words it for the options JS reads.
+pub(super) fn unknown_option(place: &str, option: &str, known: &[&str]) -> OpError {
+    let listed = format!("it takes {}", known.join(", "));
+    let hint = match crate::hint::closest(option, known) {
+        Some(closest) => format!("did you mean `{closest}`? {listed}"),
+        None => listed,
+    };
+    OpError::new(
+        OpCode::UnknownOption,
+        format!("{place}: unknown option `{option}`"),
+    )
+    .with_hint(Some(hint))
 }
 
 /// What `agent.run` sends (js/workflow/agents.ts).

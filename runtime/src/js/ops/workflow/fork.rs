@@ -10,10 +10,10 @@ use std::rc::Rc;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::agents::{agent_of, read_timeout, run_of};
+use super::agents::{agent_of, read_timeout, run_of, unknown_option};
 use crate::agents::compaction::{self, CompactRequest};
 use crate::agents::fork::{self, ForkRequest};
-use crate::agents::{turn, Agent};
+use crate::agents::{read_labels, turn, Agent};
 use crate::harness::{Can, Settings};
 use crate::js::engine::{async_op, HostState, Json, OpCode, OpDecl, OpError};
 use crate::tools::ToolSet;
@@ -93,9 +93,11 @@ struct AgentFork {
     instructions: Option<Json>,
     #[serde(default)]
     tools: Option<Json>,
+    #[serde(default)]
+    labels: Option<Json>,
 }
 
-/// `agent_fork({ run, agent, key, instructions?, tools? })`: the fork's key and launcher.
+/// `agent_fork({ run, agent, key, instructions?, tools?, labels? })`: the fork's key and launcher.
 fn agent_fork(
     state: &Rc<HostState>,
     args: AgentFork,
@@ -131,6 +133,13 @@ fn agent_fork(
             OpError::new(OpCode::InvalidFork, format!("agent.fork({{ tools }}): {e}"))
         })?),
     };
+    let labels = read_labels(&key, args.labels.and_then(|Json(v)| v).as_ref()).map_err(|_| {
+        refused(
+            OpCode::InvalidFork,
+            "agent.fork({ labels }): labels must be a JSON object".into(),
+            "give labels as an object, e.g. labels: { team: \"review\" }",
+        )
+    })?;
     check_agent(&parent, "fork", parent.harness().capabilities().fork)?;
     check_had_a_turn(&parent, "fork")?;
     if run.agents.get(&key).is_some() {
@@ -144,6 +153,7 @@ fn agent_fork(
         key,
         instructions,
         tools,
+        labels,
         ticket: parent.queue.ticket(),
     };
     let in_flight = run.agents.in_flight();
@@ -239,6 +249,9 @@ fn agent_set(
     })
 }
 
+/// The keys `agent.set(spec)` reads.
+const SET_OPTIONS: &[&str] = &["model", "effort"];
+
 /// `{ model?, effort? }`: at least one, each a non-empty string; nothing else.
 fn read_settings(value: Value) -> Result<Settings, OpError> {
     let invalid = |why: String| {
@@ -253,13 +266,8 @@ fn read_settings(value: Value) -> Result<Settings, OpError> {
             "settings must be an object: { model?, effort? }".into(),
         ));
     };
-    if let Some(other) = map
-        .keys()
-        .find(|k| !matches!(k.as_str(), "model" | "effort"))
-    {
-        return Err(invalid(format!(
-            "`{other}` cannot be changed (only model and effort)"
-        )));
+    if let Some(other) = map.keys().find(|k| !SET_OPTIONS.contains(&k.as_str())) {
+        return Err(unknown_option("agent.set(spec)", other, SET_OPTIONS));
     }
     let word = |field: &str| match map.get(field) {
         None | Some(Value::Null) => Ok(None),
