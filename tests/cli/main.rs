@@ -26,6 +26,8 @@ mod host;
 mod records;
 // Stages, wf.stop, run ids, --continue and its refusals, `awf runs`, kill -9 mid-stage.
 mod stages;
+// present and report: what awf run prints, report.md on every ending, hooks that go wrong.
+mod present_report;
 // typed(): compile once, refuse an invalid schema, field-level error lines; tool() checks.
 mod typed;
 // The built-in typebox against the real npm typebox 1.x (node), on tests/fixtures/typebox.
@@ -96,7 +98,16 @@ mod resources;
 mod sandbox;
 // Agents in bubblewrap sandboxes: writes confined, credentials masked, shared boxes (issue 26).
 mod agent_sandbox;
+// codex, claude and pi live in a sandbox, each with its own CLI home (issue 26).
+mod agent_sandbox_live;
 // A sandbox's network: the proxy on the host, `wfa __bridge` inside bubblewrap, curl as the agent.
 mod sandbox_network;
 // Agent worktrees: kept and removed as asked, swept after kill -9 (issue 26).
 mod worktrees;
+// What a boxed agent cannot reach (a peer's socket, other runs, its run's records); a boxed
+// worktree agent commits; awf logs says where it ran (issue 26).
+mod sandbox_authority;
+// Sandboxes under awf test (run.agentOf(key).sandbox) and in the typings (issue 26).
+mod sandbox_surface;
+// Skills given to agents: reaching claude, codex and pi, recorded with digests (issue 27).
+mod skills;
