@@ -98,16 +98,7 @@ mod resources;
 mod sandbox;
 // Agents in bubblewrap sandboxes: writes confined, credentials masked, shared boxes (issue 26).
 mod agent_sandbox;
-// codex, claude and pi live in a sandbox, each with its own CLI home (issue 26).
-mod agent_sandbox_live;
 // A sandbox's network: the proxy on the host, `wfa __bridge` inside bubblewrap, curl as the agent.
 mod sandbox_network;
 // Agent worktrees: kept and removed as asked, swept after kill -9 (issue 26).
 mod worktrees;
-// What a boxed agent cannot reach (a peer's socket, other runs, its run's records); a boxed
-// worktree agent commits; awf logs says where it ran (issue 26).
-mod sandbox_authority;
-// Sandboxes under awf test (run.agentOf(key).sandbox) and in the typings (issue 26).
-mod sandbox_surface;
-// Skills given to agents: reaching claude, codex and pi, recorded with digests (issue 27).
-mod skills;
