@@ -12,10 +12,24 @@ export type Disposition = "run" | "skip" | "todo" | "filtered";
 export class Plan {
   private readonly dispositions = new Map<TestCase, Disposition>();
   private readonly runnable = new Map<Suite, boolean>();
+  /** Without `.only` or `-t`, a skipped or todo describe's hooks are listed (see `hookDisposition`). */
+  private readonly listsHooks: boolean;
 
   constructor(suite: Suite, pattern: RegExp | undefined) {
     const hasOnly = containsOnly(suite);
+    this.listsHooks = !hasOnly && !pattern;
     this.decide(suite, hasOnly, pattern);
+  }
+
+  /**
+   * bun lists each beforeAll and afterAll hook of a describe that is skipped (or todo), by its
+   * own mark or an outer one's, as a skipped (todo) entry of that describe, named "(unnamed)";
+   * not when `.only` or `-t` leaves tests out. "skip", "todo", or undefined for none listed.
+   */
+  hookDisposition(suite: Suite): "skip" | "todo" | undefined {
+    if (!this.listsHooks) return undefined;
+    for (let at: Suite | undefined = suite; at; at = at.parent) if (at.mark === "skip" || at.mark === "todo") return at.mark;
+    return undefined;
   }
 
   disposition(test: TestCase): Disposition {

@@ -54,22 +54,43 @@ export interface Describe extends DescribeFunction {
   todoIf(condition: unknown): DescribeFunction;
 }
 
-/** bun takes `(label, body, options)` and `(label, options, body)`; options may be a time limit. */
-function testArguments(second: unknown, third: unknown): { body: TestBody | undefined; options: number | TestOptions | undefined } {
-  if (typeof second === "function" || second === undefined) return { body: second as TestBody | undefined, options: third as number | TestOptions | undefined };
+/**
+ * bun takes `(label, body, options)` and `(label, options, body)`; options may be a time limit.
+ * Only a skipped or todo test may come without a body, and then without options too; any other
+ * is refused with bun's words, naming the function called.
+ */
+function testArguments(kind: TestKind, each: boolean, second: unknown, third: unknown): { body: TestBody | undefined; options: number | TestOptions | undefined } {
+  if (typeof second === "function") return { body: second as TestBody, options: third as number | TestOptions | undefined };
   if (typeof third === "function") return { body: third as TestBody, options: second as number | TestOptions };
-  throw new TypeError(`test() expects a function as its body, got ${format(second)}`);
+  const placeholder = (kind.mark === "skip" || kind.mark === "todo") && second === undefined && third === undefined;
+  if (!placeholder) throw new Error(`${functionName(kind, each)} expects a function as the second argument`);
+  return { body: undefined, options: undefined };
+}
+
+/** The name bun gives the function a test was registered with, in its refusals. */
+function functionName(kind: TestKind, each: boolean): string {
+  const name =
+    kind.mark === "only"
+      ? "test.only"
+      : kind.expecting === "failing"
+        ? "test.failing"
+        : kind.concurrency === "concurrent"
+          ? "test.concurrent"
+          : kind.mark === "run"
+            ? "test"
+            : `test.${kind.mark}`;
+  return each ? `${name}.each()` : name;
 }
 
 function testFunction(kind: TestKind): TestFunction {
   const register = (label: Label, second?: unknown, third?: unknown): void => {
-    const { body, options } = testArguments(second, third);
+    const { body, options } = testArguments(kind, false, second, third);
     addTest(kind, label, body, options, []);
   };
   const each =
     (table: readonly unknown[]): EachRegister =>
     (label: Label, second?: unknown, third?: unknown) => {
-      const { body, options } = testArguments(second, third);
+      const { body, options } = testArguments(kind, true, second, third);
       eachRow(table, label, (name, args) => addTest(kind, name, body, options, args));
     };
   return Object.assign(register, { each }) as TestFunction;

@@ -61,6 +61,7 @@ export interface TestCase {
   readonly name: string;
   readonly parent: Suite;
   readonly mark: Mark;
+  /** None only for a skipped or todo test (registration.ts refuses any other without one). */
   readonly body: TestBody | undefined;
   /** The `.each` row values the body is called with. */
   readonly args: readonly unknown[];
@@ -116,8 +117,6 @@ function refuseWhileRunning(what: string): void {
 
 export function addTest({ mark, expecting, concurrency }: TestKind, label: Label, body: TestBody | undefined, options: number | TestOptions | undefined, args: readonly unknown[]): void {
   refuseWhileRunning("test");
-  // A test without a body can only be a placeholder: bun lists it as todo.
-  const effectiveMark = body === undefined ? "todo" : mark;
   const counted = (value: unknown): number => (typeof value === "number" && value > 0 ? Math.floor(value) : 0);
   const settings = typeof options === "object" && options !== null ? options : {};
   const parent = registry.current;
@@ -125,7 +124,7 @@ export function addTest({ mark, expecting, concurrency }: TestKind, label: Label
     kind: "test",
     name: labelText(label),
     parent,
-    mark: effectiveMark,
+    mark,
     body,
     args,
     timeoutMs: timeoutOf(options),
@@ -166,9 +165,14 @@ function timeoutOf(options: number | TestOptions | undefined): number | undefine
 
 /** The names of the describes around a test, outermost first. */
 export function pathOf(test: TestCase): string[] {
+  return suitePath(test.parent);
+}
+
+/** The names of a describe and those around it, outermost first. */
+export function suitePath(suite: Suite): string[] {
   const names: string[] = [];
   // A describe without a label (`describe(() => {...})`) adds nothing to the path, as in bun.
-  for (let suite: Suite | undefined = test.parent; suite && suite !== registry.root; suite = suite.parent) if (suite.name !== "") names.unshift(suite.name);
+  for (let at: Suite | undefined = suite; at && at !== registry.root; at = at.parent) if (at.name !== "") names.unshift(at.name);
   return names;
 }
 

@@ -9,7 +9,7 @@ import { beginTestAssertions, checkTestAssertions, expectCallCount } from "./exp
 import { failureOf, markRunnerModule } from "./failure.ts";
 import { defaults } from "./jest.ts";
 import { Plan } from "./plan.ts";
-import { type DoneCallback, type Hook, pathOf, registry, type Suite, type TestBody, type TestCase } from "./registry.ts";
+import { type DoneCallback, type Hook, pathOf, registry, type Suite, suitePath, type TestBody, type TestCase } from "./registry.ts";
 
 markRunnerModule();
 
@@ -118,9 +118,24 @@ class Run {
   }
 
   private announceNotRun(suite: Suite): void {
+    const hooks = this.plan.hookDisposition(suite);
+    if (hooks) for (const _ of suite.hooks.beforeAll) this.announceHook(suite, hooks);
     for (const child of suite.children) {
       if (child.kind === "suite") this.announceNotRun(child);
       else this.announceSkipped(child);
+    }
+    if (hooks) for (const _ of suite.hooks.afterAll) this.announceHook(suite, hooks);
+  }
+
+  /** A hook of a skipped or todo describe, listed as bun lists it (plan.ts, `hookDisposition`). */
+  private announceHook(suite: Suite, disposition: "skip" | "todo"): void {
+    const info = { path: suitePath(suite), name: "(unnamed)" };
+    if (disposition === "skip") {
+      this.skipped++;
+      this.events.skip(info);
+    } else {
+      this.todo++;
+      this.events.todo(info);
     }
   }
 

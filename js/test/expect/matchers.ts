@@ -195,7 +195,7 @@ export function judgeLength(received: unknown, length: unknown): Verdict {
 
 /**
  * A value's `length`; as in bun, what has none but a `size` (a Set, a Map, a Blob,
- * URLSearchParams) has that, and Headers have their number of entries.
+ * URLSearchParams) has that, and Headers and FormData have their number of entries.
  */
 function lengthOf(received: unknown): unknown {
   if (received === null || received === undefined) return undefined;
@@ -204,7 +204,8 @@ function lengthOf(received: unknown): unknown {
   if (typeof length === "number") return length;
   const size: unknown = Reflect.get(object, "size");
   if (typeof size === "number") return size;
-  if (constructorName(object) === "Headers" && typeof Reflect.get(object, "entries") === "function") {
+  const name = constructorName(object);
+  if ((name === "Headers" || name === "FormData") && typeof Reflect.get(object, "entries") === "function") {
     return [...(object as { entries(): Iterable<unknown> }).entries()].length;
   }
   return length;
