@@ -54,6 +54,29 @@ declare module "agentswf" {
     description: string;
     /** When to pick this workflow over others, in a sentence. */
     whenToUse?: string;
+    /** Semver (`"1.2.0"`), checked where it is written. */
+    version?: string;
+  }
+
+  /** How an attempt ended, as `present` and `report` are given it. */
+  export interface WorkflowEnding<Result = unknown> {
+    kind: "completed" | "failed" | "stopped" | "timed-out" | "cancelled";
+    /** The result, when `kind` is `"completed"`. */
+    value?: Result;
+    /** Why it did not complete: the error's first line, or `wf.stop`'s reason. */
+    reason?: string;
+    error?: { name: string; message: string; code?: string };
+    /** The stage it failed, stopped or was cut off in. */
+    stage?: string;
+    /** What the attempt did with each stage, in order. */
+    stages: Array<{ stage: string; source: "ran" | "reused"; outcome: string; attempt: number }>;
+    runId: string;
+    attempt: number;
+    durationMs: number;
+    /** The run folder. */
+    records: string;
+    /** What the turns used, as output.json records it (when agents ran). */
+    usage?: unknown;
   }
 
   /** What `prepare` is given. */
@@ -75,6 +98,10 @@ declare module "agentswf" {
     id?: (input: Input) => string | Promise<string>;
     /** The workflow: its JSON result is printed by `awf run` and kept in output.json. */
     run: (wf: WorkflowContext, input: Input) => Result | Promise<Result>;
+    /** The text `awf run` prints for a completed attempt instead of the result's JSON (`--json` prints the record). */
+    present?: (value: Result, ending: WorkflowEnding<Result>) => string | undefined | Promise<string | undefined>;
+    /** Markdown written as `report.md` in the run folder on every ending; `undefined` writes none. */
+    report?: (value: Result | undefined, ending: WorkflowEnding<Result>) => string | undefined | Promise<string | undefined>;
   }
 
   /** What `defineWorkflow` returns: the file's default export. */
