@@ -160,6 +160,7 @@ impl Agents {
                 inline.clone(),
                 &cwd,
                 sandbox::user_home().as_deref(),
+                self.control()?.0.path(),
             )?)),
             Some(SandboxChoice::Shared(key)) => Some(
                 self.sandboxes
@@ -267,11 +268,16 @@ impl Agents {
             }
             return Ok(open.clone());
         }
+        let control = self.control().map_err(|e| SandboxError::Proxy {
+            key: key.clone(),
+            error: e.to_string(),
+        })?;
         let sandbox = Arc::new(Sandbox::open(
             key.clone(),
             spec,
             &self.link.cwd,
             sandbox::user_home().as_deref(),
+            control.0.path(),
         )?);
         sandboxes.insert(key, sandbox.clone());
         Ok(sandbox)
@@ -321,16 +327,9 @@ impl Agents {
         Ok(agent)
     }
 
-    fn create_with(
-        &self,
-        spec: AgentSpec,
-        cwd: PathBuf,
-        harness: Arc<dyn Harness>,
-        sandbox: Option<Arc<Sandbox>>,
-        home: Option<Arc<AgentHome>>,
-    ) -> Result<Arc<Agent>, OpenError> {
-        let (control, supervision) = self
-            .control
+    /// The run's control folder and how its agent processes are tracked, made at first use.
+    fn control(&self) -> Result<&(ControlDir, Arc<Supervision>), OpenError> {
+        self.control
             .get_or_init(|| {
                 let supervision = if self.link.scripted.is_some() {
                     Supervision::without_cgroup()
@@ -345,7 +344,18 @@ impl Agents {
                 Ok((control, Arc::new(supervision)))
             })
             .as_ref()
-            .map_err(Clone::clone)?;
+            .map_err(Clone::clone)
+    }
+
+    fn create_with(
+        &self,
+        spec: AgentSpec,
+        cwd: PathBuf,
+        harness: Arc<dyn Harness>,
+        sandbox: Option<Arc<Sandbox>>,
+        home: Option<Arc<AgentHome>>,
+    ) -> Result<Arc<Agent>, OpenError> {
+        let (control, supervision) = self.control()?;
         let wfa = launcher::wfa_binary()?;
         let dir = control
             .agent_dir()
@@ -356,6 +366,7 @@ impl Agents {
         let sandbox = sandbox.map(|sandbox| AgentBox {
             sandbox,
             place: AgentPlace {
+                runtime: harness.name(),
                 control: dir.clone(),
                 run_folder: self.link.records.path().to_path_buf(),
                 home: home.as_ref().map(|h| h.dir().to_path_buf()),

@@ -12,11 +12,13 @@
 //!   socket's peer check still holds, since the kernel gives the host's pid of a caller in the
 //!   box's pid namespace and bwrap descends from the agent's keeper;
 //! - its own pid and IPC namespaces, a new session, `/proc` and `/dev` minimal, and it dies with
-//!   its keeper (`--die-with-parent`); no network unless `network: true`.
+//!   its keeper (`--die-with-parent`); its own network namespace (nothing of the host's) unless
+//!   `network: true`, reaching the sandbox's proxy through `wfa __bridge` (`network/`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use super::network::Inside;
 use super::{AgentPlace, Network, Sandbox, SandboxError, SandboxProvider};
 use crate::harness::Launch;
 
@@ -94,8 +96,15 @@ impl Bubblewrap {
         }
     }
 
-    /// bwrap's arguments for `launch` in `sandbox`, up to and including `--`.
-    fn mounts(&self, sandbox: &Sandbox, agent: &AgentPlace, launch: &Launch) -> Vec<String> {
+    /// bwrap's arguments for `launch` in `sandbox`, up to and including `--`; `net` is what the
+    /// box needs to reach its proxy, when it has one.
+    fn mounts(
+        &self,
+        sandbox: &Sandbox,
+        agent: &AgentPlace,
+        launch: &Launch,
+        net: Option<&Inside>,
+    ) -> Vec<String> {
         let mut args = Args::default();
         args.flags(&[
             "--die-with-parent",
@@ -103,7 +112,7 @@ impl Bubblewrap {
             "--unshare-ipc",
             "--new-session",
         ]);
-        if sandbox.network == Network::None {
+        if net.is_none() && sandbox.network != Network::All {
             args.flags(&["--unshare-net"]);
         }
         match &sandbox.read {
@@ -141,6 +150,9 @@ impl Bubblewrap {
         for other in other_runs(&agent.run_folder) {
             args.mask(&other);
         }
+        if let Some(net) = net {
+            args.0.extend(net.bwrap_args.iter().cloned());
+        }
         args.flags(&["--chdir"]);
         args.path(&launch.cwd);
         args.flags(&["--"]);
@@ -154,12 +166,19 @@ impl SandboxProvider for Bubblewrap {
     }
 
     fn confine(&self, sandbox: &Sandbox, agent: &AgentPlace, launch: Launch) -> Launch {
-        let mut args = self.mounts(sandbox, agent, &launch);
+        let net = sandbox.network_inside(agent, &launch);
+        let mut args = self.mounts(sandbox, agent, &launch, net.as_ref());
+        let mut env = launch.env.clone();
+        if let Some(net) = net {
+            args.extend(net.wrapper);
+            env.extend(net.env);
+        }
         args.push(launch.program.display().to_string());
         args.extend(launch.args.iter().cloned());
         Launch {
             program: self.program.clone(),
             args,
+            env,
             ..launch
         }
     }
@@ -294,6 +313,7 @@ mod tests {
             provider: Arc::new(Bubblewrap {
                 program: "/usr/bin/bwrap".into(),
             }),
+            proxy: None,
         }
     }
 
@@ -308,6 +328,7 @@ mod tests {
         std::fs::create_dir_all(runs.join("r0")).unwrap();
         let work = root.join("work");
         let place = AgentPlace {
+            runtime: "command",
             control: "/tmp/awf-x/a1".into(),
             run_folder: runs.join("r1"),
             home: None,
@@ -376,6 +397,7 @@ mod tests {
         std::fs::write(&program, "#!/bin/sh\n").unwrap();
         std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
         let place = AgentPlace {
+            runtime: "command",
             control: dir.join("control"),
             run_folder: dir.join("runs/r1"),
             home: None,

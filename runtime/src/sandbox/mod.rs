@@ -21,6 +21,7 @@ use serde_json::{json, Value};
 use crate::harness::confinement::Confinement;
 use crate::harness::Launch;
 use crate::hint::Hint;
+use network::{Grant, Inside, Proxy};
 pub use spec::{Network, SandboxSpec};
 
 /// Why a sandbox cannot be opened.
@@ -60,8 +61,13 @@ pub enum SandboxError {
         field: &'static str,
         path: PathBuf,
     },
-    #[error("sandbox \"{key}\": network hosts {hosts:?} need awf's network proxy, which this build does not have yet")]
-    NoProxy { key: String, hosts: Vec<String> },
+    #[error("{place}: {error}")]
+    BadHost {
+        place: String,
+        error: network::RuleError,
+    },
+    #[error("sandbox \"{key}\": cannot start its network proxy: {error}")]
+    Proxy { key: String, error: String },
     #[error("sandbox \"{key}\": bubblewrap (bwrap) is not installed or not on PATH, so the agent cannot be confined")]
     NoBubblewrap { key: String },
     #[error("sandbox \"{key}\": bubblewrap cannot create a sandbox here: {why}")]
@@ -80,7 +86,8 @@ impl Hint for SandboxError {
             }
             SandboxError::NoNamespaces { .. } => "bubblewrap needs unprivileged user namespaces: `sysctl kernel.unprivileged_userns_clone=1` (Debian), or on Ubuntu 24.04+ an AppArmor profile for bwrap; in a container, run it with --privileged or a seccomp profile that allows unshare".into(),
             SandboxError::MissingPath { .. } => "create the path first, or leave it out; relative paths start at the sandbox's cwd and `~` is your home".into(),
-            SandboxError::NoProxy { .. } => "use network: true (all hosts) or false (none) until the proxy lands".into(),
+            SandboxError::BadHost { error, .. } => return error.hint(),
+            SandboxError::Proxy { .. } => "the proxy's sockets live in the run's control folder under /tmp: check /tmp is writable and not full, or open the sandbox with network: true".into(),
             SandboxError::Container { .. } => "remove docker/podman; the default provider (bubblewrap) needs no option".into(),
             _ => return None,
         })
@@ -109,6 +116,10 @@ pub struct Sandbox {
     pub write: Vec<PathBuf>,
     pub network: Network,
     pub provider: Arc<dyn SandboxProvider>,
+    /// For `network: false` and a host list, the proxy the box reaches the network through
+    /// (only its grant and its agents' model APIs pass); `None` for `network: true`. Shared by
+    /// the sandbox's agents; stops when the last of them lets the sandbox go.
+    pub proxy: Option<Arc<Proxy>>,
 }
 
 impl std::fmt::Debug for dyn SandboxProvider {
@@ -120,12 +131,15 @@ impl std::fmt::Debug for dyn SandboxProvider {
 impl Sandbox {
     /// Resolves `spec` (keyed `key`): its cwd against `base` (the agent's cwd for an inline
     /// sandbox, the run's for a shared one), each path against its cwd, `~` against `home`; then
-    /// checks its provider can confine here.
+    /// checks its provider can confine here; unless `network: true`, starts its proxy in a
+    /// folder of its own under `control` (the run's control folder: short, so the sockets' paths
+    /// stay under the 108 bytes a Unix socket's path may have).
     pub fn open(
         key: String,
         spec: SandboxSpec,
         base: &Path,
         home: Option<&Path>,
+        control: &Path,
     ) -> Result<Sandbox, SandboxError> {
         let resolve = |field: &'static str, written: &str, from: &Path| {
             let path = match (written.strip_prefix('~'), home) {
@@ -157,14 +171,30 @@ impl Sandbox {
             .iter()
             .map(|p| resolve("write", p, &cwd))
             .collect::<Result<Vec<_>, _>>()?;
-        if let Network::Hosts(hosts) = &spec.network {
-            return Err(SandboxError::NoProxy {
-                key,
-                hosts: hosts.clone(),
-            });
-        }
         let provider = bubblewrap::Bubblewrap::find(&key)?;
+        let grant = match &spec.network {
+            Network::All => None,
+            Network::None => Some(Grant::default()),
+            Network::Hosts(hosts) => {
+                Some(Grant::parse(hosts).map_err(|error| SandboxError::BadHost {
+                    place: format!("sandbox \"{key}\""),
+                    error,
+                })?)
+            }
+        };
+        let proxy = match grant {
+            None => None,
+            Some(grant) => {
+                let dir = control.join(format!("net-{}", crate::channel::unguessable(6)));
+                let proxy = Proxy::start(&dir, &grant, &[]).map_err(|e| SandboxError::Proxy {
+                    key: key.clone(),
+                    error: e.to_string(),
+                })?;
+                Some(Arc::new(proxy))
+            }
+        };
         Ok(Sandbox {
+            proxy,
             network: spec.network.clone(),
             provider: Arc::new(provider),
             key,
@@ -173,6 +203,28 @@ impl Sandbox {
             read,
             write,
         })
+    }
+
+    /// What `launch` of `agent` needs to reach this sandbox's proxy (`None`: no proxy, for
+    /// `network: true`). The agent's model API, as its CLI will find it in the launch's
+    /// environment, is let through first; if that fails (a socket cannot be made), the launch
+    /// still runs confined and the failure is logged: the agent then cannot reach its model.
+    pub fn network_inside(&self, agent: &AgentPlace, launch: &Launch) -> Option<Inside> {
+        let proxy = self.proxy.as_ref()?;
+        let env = |name: &str| -> Option<String> {
+            if let Some((_, value)) = launch.env.iter().rev().find(|(n, _)| n == name) {
+                return Some(value.clone());
+            }
+            if launch.env_remove.iter().any(|n| n == name) {
+                return None;
+            }
+            std::env::var(name).ok()
+        };
+        let urls = network::model_urls(agent.runtime, &env);
+        if let Err(e) = proxy.admit(&urls) {
+            tracing::warn!(target: "awf::sandbox::network", "sandbox {}: cannot let {} reach its model API {urls:?}: {e}", self.key, agent.runtime);
+        }
+        Some(proxy.inside(&agent.control.join("wfa")))
     }
 
     /// What records say of the sandbox an agent runs in (where it ran, what it was granted).
@@ -198,6 +250,8 @@ impl Sandbox {
 /// folder (the other runs beside it are masked).
 #[derive(Clone, Debug)]
 pub struct AgentPlace {
+    /// The agent's harness (`codex`, `command`): whose model API its box lets through.
+    pub runtime: &'static str,
     pub control: PathBuf,
     pub run_folder: PathBuf,
     /// The agent's own CLI home, written by it, when it has one.

@@ -5,6 +5,7 @@
 
 use serde_json::{Map, Value};
 
+use super::network::Grant;
 use super::SandboxError;
 use crate::hint::closest;
 
@@ -151,6 +152,10 @@ fn network(value: Option<&Value>, place: &str) -> Result<Network, SandboxError> 
                     _ => Err(bad()),
                 })
                 .collect::<Result<Vec<_>, _>>()?;
+            Grant::parse(&hosts).map_err(|error| SandboxError::BadHost {
+                place: place.to_string(),
+                error,
+            })?;
             Ok(if hosts.is_empty() {
                 Network::None
             } else {
@@ -222,6 +227,9 @@ mod tests {
         assert!(read(json!({"cwd": 3}))
             .unwrap_err()
             .contains("cwd must be a string"));
+        let host = read(json!({"network": ["api.github.com", "https://x.org/"]})).unwrap_err();
+        assert!(host.starts_with("sandbox: sandbox network entry"), "{host}");
+        assert!(host.contains("https://x.org/"), "{host}");
         assert!(read(json!({"bwrap": {"x": 1}}))
             .unwrap_err()
             .contains("bwrap takes no options"));

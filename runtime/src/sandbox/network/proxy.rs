@@ -18,7 +18,7 @@ use std::net::{Shutdown, TcpStream, ToSocketAddrs};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 use std::thread;
 use std::time::Duration;
 
@@ -38,8 +38,11 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 pub struct Proxy {
     dir: PathBuf,
     inside_port: u16,
+    /// What the box may reach: the sandbox's grant and the model APIs of the agents in it
+    /// (`admit` adds an agent's).
+    grant: Arc<RwLock<Grant>>,
     /// Loopback ports forwarded as they are: (port, its socket).
-    forwards: Vec<(u16, PathBuf)>,
+    forwards: Mutex<Vec<(u16, PathBuf)>>,
     shared: Arc<Shared>,
 }
 
@@ -69,46 +72,67 @@ impl Proxy {
     /// them: `https://api.openai.com/v1`, `http://127.0.0.1:PORT`), which is always allowed.
     pub fn start(dir: &Path, grant: &Grant, model_urls: &[String]) -> io::Result<Proxy> {
         std::fs::create_dir_all(dir)?;
-        let mut grant = grant.clone();
-        for base in model_urls {
-            grant.rules.extend(model_rule(base));
-        }
-        let mut forward_ports: Vec<(u16, String)> = Vec::new();
-        for rule in &grant.rules {
-            if let (Some(port), HostPattern::Exact(host)) = (rule.loopback_port(), &rule.host) {
-                if !forward_ports.iter().any(|(p, _)| *p == port) {
-                    forward_ports.push((port, host.clone()));
-                }
-            }
-        }
+        let mut rules = grant.rules.clone();
+        rules.extend(model_urls.iter().filter_map(|base| model_rule(base)));
+        let taken: Vec<u16> = rules.iter().filter_map(Rule::loopback_port).collect();
         let mut inside_port = INSIDE_PROXY_PORT;
-        while forward_ports.iter().any(|(p, _)| *p == inside_port) {
+        while taken.contains(&inside_port) {
             inside_port += 1;
         }
         let shared = Arc::new(Shared::default());
-        let grant = Arc::new(grant);
-        let proxy_socket = dir.join("p.sock");
-        let listener = bind(&proxy_socket)?;
-        let mut forwards = Vec::new();
-        let mut listeners = vec![(listener, None)];
-        for (port, host) in forward_ports {
-            let socket = dir.join(format!("f{port}.sock"));
-            listeners.push((bind(&socket)?, Some((host, port))));
-            forwards.push((port, socket));
-        }
-        for (listener, target) in listeners {
-            let shared = shared.clone();
-            let grant = grant.clone();
-            thread::Builder::new()
-                .name("awf-sandbox-proxy".into())
-                .spawn(move || accept(listener, target, grant, shared))?;
-        }
-        Ok(Proxy {
+        let grant = Arc::new(RwLock::new(Grant::default()));
+        let listener = bind(&dir.join("p.sock"))?;
+        listen(listener, None, grant.clone(), shared.clone())?;
+        let proxy = Proxy {
             dir: dir.to_path_buf(),
             inside_port,
-            forwards,
+            grant,
+            forwards: Mutex::default(),
             shared,
-        })
+        };
+        proxy.add(rules)?;
+        Ok(proxy)
+    }
+
+    /// Lets the box reach the model API of one more agent in it (`model_urls` as for
+    /// `start`); what is already allowed stays as it is.
+    pub fn admit(&self, model_urls: &[String]) -> io::Result<()> {
+        self.add(
+            model_urls
+                .iter()
+                .filter_map(|base| model_rule(base))
+                .collect(),
+        )
+    }
+
+    /// Adds `rules` to the grant, with a forward socket for each loopback port new to it.
+    fn add(&self, rules: Vec<Rule>) -> io::Result<()> {
+        let mut forwards = self.forwards.lock().unwrap_or_else(|e| e.into_inner());
+        for rule in rules {
+            if let (Some(port), HostPattern::Exact(host)) = (rule.loopback_port(), &rule.host) {
+                let known = forwards.iter().any(|(p, _)| *p == port);
+                if !known && port != self.inside_port {
+                    let socket = self.dir.join(format!("f{port}.sock"));
+                    listen(
+                        bind(&socket)?,
+                        Some((host.clone(), port)),
+                        self.grant.clone(),
+                        self.shared.clone(),
+                    )?;
+                    forwards.push((port, socket));
+                }
+            }
+            let mut grant = self.grant.write().unwrap_or_else(|e| e.into_inner());
+            if !grant.rules.contains(&rule) {
+                grant.rules.push(rule);
+            }
+        }
+        Ok(())
+    }
+
+    /// The folder of the proxy's sockets.
+    pub fn dir(&self) -> &Path {
+        &self.dir
     }
 
     /// The proxy's socket (HTTP CONNECT and plain HTTP).
@@ -135,7 +159,8 @@ impl Proxy {
             self.inside_port,
             self.socket().display()
         ));
-        for (port, socket) in &self.forwards {
+        let forwards = self.forwards.lock().unwrap_or_else(|e| e.into_inner());
+        for (port, socket) in forwards.iter() {
             wrapper.push("--listen".into());
             wrapper.push(format!("127.0.0.1:{port}={}", socket.display()));
         }
@@ -160,8 +185,8 @@ impl Proxy {
 impl Drop for Proxy {
     fn drop(&mut self) {
         self.shared.stopped.store(true, Ordering::SeqCst);
-        let sockets =
-            std::iter::once(self.socket()).chain(self.forwards.iter().map(|f| f.1.clone()));
+        let forwards = self.forwards.lock().unwrap_or_else(|e| e.into_inner());
+        let sockets = std::iter::once(self.socket()).chain(forwards.iter().map(|f| f.1.clone()));
         for socket in sockets {
             // Wakes its accept loop, which sees `stopped` and ends.
             let _ = UnixStream::connect(&socket);
@@ -172,6 +197,7 @@ impl Drop for Proxy {
                 let _ = stream.shutdown(Shutdown::Both);
             }
         }
+        let _ = std::fs::remove_dir(&self.dir);
     }
 }
 
@@ -196,12 +222,25 @@ fn bind(socket: &Path) -> io::Result<UnixListener> {
     })
 }
 
+/// Serves `listener` on a thread of its own (see `accept`).
+fn listen(
+    listener: UnixListener,
+    target: Option<(String, u16)>,
+    grant: Arc<RwLock<Grant>>,
+    shared: Arc<Shared>,
+) -> io::Result<()> {
+    thread::Builder::new()
+        .name("awf-sandbox-proxy".into())
+        .spawn(move || accept(listener, target, grant, shared))?;
+    Ok(())
+}
+
 /// Serves one socket until the proxy stops: `target` is the host port a forward socket goes
 /// to; `None` is the proxy's own socket.
 fn accept(
     listener: UnixListener,
     target: Option<(String, u16)>,
-    grant: Arc<Grant>,
+    grant: Arc<RwLock<Grant>>,
     shared: Arc<Shared>,
 ) {
     for client in listener.incoming() {
@@ -237,7 +276,7 @@ fn forward(client: UnixStream, host: &str, port: u16) -> io::Result<()> {
 }
 
 /// One request on the proxy's socket.
-fn serve(client: UnixStream, grant: &Grant, shared: &Shared) -> io::Result<()> {
+fn serve(client: UnixStream, grant: &RwLock<Grant>, shared: &Shared) -> io::Result<()> {
     client.set_read_timeout(Some(HEAD_TIMEOUT))?;
     let mut reader = BufReader::new(client.try_clone()?);
     let mut writer = client;
@@ -249,7 +288,11 @@ fn serve(client: UnixStream, grant: &Grant, shared: &Shared) -> io::Result<()> {
         Ok(request) => request,
         Err(why) => return answer(&mut writer, 400, "Bad Request", &why),
     };
-    if !grant.allows(&request.host, request.port) {
+    let allowed = grant
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .allows(&request.host, request.port);
+    if !allowed {
         let why = format!(
             "awf sandbox: {}:{} is not in this sandbox's network grant; add it to the sandbox's network list (e.g. \"{}\"), or use network: true",
             request.host,
