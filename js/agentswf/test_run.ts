@@ -38,6 +38,8 @@ export interface AgentRecord {
   forkedFrom?: string;
   /** The author's `labels` (`agents.open` or `fork`), when given. */
   labels?: Record<string, unknown>;
+  /** The skills it was given (`agents.open({ skills })`), in order; a fork has its parent's. */
+  skills?: { name: string; source: string; digest: string }[];
   /** The `workspace` it was opened with, defaults filled in: `{ worktree: { keep, branch?, from? } }`. */
   workspace?: { worktree: { keep: "always" | "on-failure" | "never"; branch?: string; from?: string } };
 }
@@ -167,6 +169,7 @@ function agentRecords(events: Record<string, any>[]): AgentRecord[] {
       if (typeof e.runtime?.effort === "string") record.effort = e.runtime.effort;
       if (e.sandbox !== undefined) record.sandbox = e.sandbox;
       if (e.labels !== undefined) record.labels = e.labels;
+      if (e.skills !== undefined) record.skills = e.skills;
       agents.set(e.agent, record);
     } else if (e.event === "agent-workspace") {
       // Its own event (worktree/, issue 26): what `workspace` asked; a fork shares its parent's.

@@ -102,3 +102,5 @@ mod agent_sandbox;
 mod sandbox_network;
 // Agent worktrees: kept and removed as asked, swept after kill -9 (issue 26).
 mod worktrees;
+// Skills given to agents: reaching claude, codex and pi, recorded with digests (issue 27).
+mod skills;

@@ -149,6 +149,8 @@ impl Operation for Fork<'_> {
             messages: parent.spec.messages,
             sandbox: parent.spec.sandbox.clone(),
             labels: self.labels.take(),
+            // Its parent's skills: they are in the CLI home it shares with its parent.
+            skills: parent.spec.skills.clone(),
         };
         let agent = self
             .agents
@@ -158,6 +160,7 @@ impl Operation for Fork<'_> {
                 forked.harness,
                 parent.sandbox(),
                 parent.home().cloned(),
+                self.agents.skills_of(&parent.key),
             )
             .map_err(|e| e.to_string())?;
         if let Some(session) = &forked.session {

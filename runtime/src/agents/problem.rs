@@ -58,6 +58,15 @@ pub enum OpenError {
     Wfa(#[from] WfaNotFound),
     #[error(transparent)]
     Sandbox(#[from] crate::sandbox::SandboxError),
+    /// A skill named in `skills` cannot be given to the agent.
+    #[error("wf.agents.open(spec): agent \"{key}\": {source}")]
+    Skills {
+        key: String,
+        source: crate::skills::SkillError,
+    },
+    /// The agent's runtime has no folder its skills could go in.
+    #[error("wf.agents.open(spec): agent \"{key}\": skills need a runtime that reads skills (codex, claude, pi, gemini, opencode); {runtime} has none")]
+    NoSkillsFolder { key: String, runtime: String },
     #[error(transparent)]
     Worktree(#[from] crate::worktree::WorktreeError),
     #[error("agent.fork({{ key }}): an agent \"{0}\" is already open in this run")]
@@ -71,6 +80,12 @@ impl Hint for OpenError {
             OpenError::Wfa(missing) => missing.hint(),
             OpenError::Worktree(problem) => problem.hint(),
             OpenError::Sandbox(problem) => problem.hint(),
+            OpenError::Skills { source, .. } => source.hint(),
+            OpenError::NoSkillsFolder { .. } => Some(
+                "open the agent with an agent CLI as its runtime, or leave skills out and name the \
+                 skill's folder in its instructions"
+                    .into(),
+            ),
             OpenError::UnknownOption(option) => {
                 let options = super::spec::OPEN_OPTIONS;
                 let listed = format!("it takes {}", options.join(", "));

@@ -25,6 +25,7 @@ use crate::harness::{self, Harness, RuntimeOverrides, Usage};
 use crate::records::run_files::PriorSession;
 use crate::records::{Event, RunDir};
 use crate::sandbox::{self, AgentBox, AgentPlace, Sandbox, SandboxError, SandboxSpec};
+use crate::skills::{self, SkillRecord};
 use crate::upcall::Upcall;
 use crate::worktree::{Ledger, Place, Worktree};
 
@@ -68,6 +69,9 @@ pub struct Agents {
     by_key: Mutex<HashMap<String, Arc<Agent>>>,
     /// The sandboxes `wf.sandboxes.open` made, by key, for agents to share.
     sandboxes: Mutex<HashMap<String, Arc<Sandbox>>>,
+    /// The skills each agent was given, by key, as agent-opened records them (a fork's are its
+    /// parent's: they are in the CLI home it shares).
+    skills: Mutex<HashMap<String, Value>>,
     next_turn: AtomicU64,
 }
 
@@ -105,6 +109,7 @@ impl Agents {
             control: OnceLock::new(),
             by_key: Mutex::default(),
             sandboxes: Mutex::default(),
+            skills: Mutex::default(),
             next_turn: AtomicU64::new(1),
         }
     }
@@ -187,7 +192,8 @@ impl Agents {
             source,
         })?;
         let home = self.agent_home(&spec, harness.as_ref(), sandbox.is_some())?;
-        let agent = self.create_with(spec, cwd, harness, sandbox, home)?;
+        let skills = self.give_skills(&spec, harness.as_ref(), home.as_deref())?;
+        let agent = self.create_with(spec, cwd, harness, sandbox, home, skills)?;
         if let Some(workspace) = &agent.spec.workspace {
             agent.record(&Event::AgentWorkspace {
                 agent: agent.key.clone(),
@@ -285,7 +291,8 @@ impl Agents {
 
     /// The agent's own CLI home (`<run>/agents/<key>/home`, kept across `--continue`), made
     /// for a sandboxed agent whose CLI has one: the box masks the user's CLI homes and lets it
-    /// write nowhere else. An unsandboxed agent keeps the user's.
+    /// write nowhere else; and for an agent given skills (not a scripted one), so that its CLI
+    /// reads these skills and not the user's. Any other agent keeps the user's.
     fn agent_home(
         &self,
         spec: &AgentSpec,
@@ -293,7 +300,8 @@ impl Agents {
         sandboxed: bool,
     ) -> Result<Option<Arc<AgentHome>>, OpenError> {
         let cli = harness.name();
-        if !sandboxed || !AgentHome::supports(cli) {
+        let skilled = !spec.skills.is_empty() && self.link.scripted.is_none();
+        if !(sandboxed || skilled) || !AgentHome::supports(cli) {
             return Ok(None);
         }
         let dir = self
@@ -308,8 +316,49 @@ impl Agents {
         Ok(Some(Arc::new(home)))
     }
 
+    /// Gives the agent its `skills` (skills/): installed in its CLI home's skills folder, or for
+    /// a scripted agent of `awf test` checked only; a runtime with no skills folder (an
+    /// executable) is refused. What it got, as agent-opened records it.
+    fn give_skills(
+        &self,
+        spec: &AgentSpec,
+        harness: &dyn Harness,
+        home: Option<&AgentHome>,
+    ) -> Result<Option<Value>, OpenError> {
+        if spec.skills.is_empty() {
+            return Ok(None);
+        }
+        let skills_dir = match home.and_then(AgentHome::skills_dir) {
+            Some(dir) => Some(dir),
+            None if self.link.scripted.is_some() => None,
+            None => {
+                return Err(OpenError::NoSkillsFolder {
+                    key: spec.key.clone(),
+                    runtime: harness.name().to_string(),
+                })
+            }
+        };
+        let cache = skills::cache_dir(|name| std::env::var(name).ok());
+        let given =
+            skills::give(&spec.skills, &cache, skills_dir.as_deref()).map_err(|source| {
+                OpenError::Skills {
+                    key: spec.key.clone(),
+                    source,
+                }
+            })?;
+        let records: Vec<SkillRecord> = given.iter().map(SkillRecord::from).collect();
+        Ok(serde_json::to_value(records).ok())
+    }
+
+    /// The skills the agent `key` was given, as agent-opened recorded them.
+    pub(super) fn skills_of(&self, key: &str) -> Option<Value> {
+        let skills = self.skills.lock().unwrap_or_else(|e| e.into_inner());
+        skills.get(key).cloned()
+    }
+
     /// Opens a fork (agents/fork.rs): a new agent under a key not open yet, with the harness
-    /// the parent's fork gave, the parent's cwd, sandbox and CLI home (where its session is).
+    /// the parent's fork gave, the parent's cwd, sandbox, CLI home (where its session is) and
+    /// skills.
     pub(super) fn open_fork(
         &self,
         spec: AgentSpec,
@@ -317,12 +366,13 @@ impl Agents {
         harness: Arc<dyn Harness>,
         sandbox: Option<Arc<Sandbox>>,
         home: Option<Arc<AgentHome>>,
+        skills: Option<Value>,
     ) -> Result<Arc<Agent>, OpenError> {
         let mut by_key = self.by_key.lock().unwrap_or_else(|e| e.into_inner());
         if by_key.contains_key(&spec.key) {
             return Err(OpenError::ForkKeyTaken(spec.key));
         }
-        let agent = self.create_with(spec, cwd, harness, sandbox, home)?;
+        let agent = self.create_with(spec, cwd, harness, sandbox, home, skills)?;
         by_key.insert(agent.key.clone(), agent.clone());
         Ok(agent)
     }
@@ -354,6 +404,7 @@ impl Agents {
         harness: Arc<dyn Harness>,
         sandbox: Option<Arc<Sandbox>>,
         home: Option<Arc<AgentHome>>,
+        skills: Option<Value>,
     ) -> Result<Arc<Agent>, OpenError> {
         let (control, supervision) = self.control()?;
         let wfa = launcher::wfa_binary()?;
@@ -400,7 +451,12 @@ impl Agents {
             sandbox: agent.sandbox().map(|s| s.describe()),
             home: agent.home().map(|h| h.dir().display().to_string()),
             labels: agent.spec.labels.clone(),
+            skills: skills.clone(),
         });
+        if let Some(skills) = skills {
+            let mut given = self.skills.lock().unwrap_or_else(|e| e.into_inner());
+            given.insert(agent.key.clone(), skills);
+        }
         self.resume_prior_session(&agent);
         Ok(agent)
     }

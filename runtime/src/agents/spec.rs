@@ -6,6 +6,7 @@ use serde_json::{json, Value};
 use super::problem::{EnvProblem, OpenError};
 use crate::harness::environment::{AgentEnv, Inherit};
 use crate::sandbox::{SandboxError, SandboxSpec};
+use crate::skills::SkillSource;
 use crate::tools::ToolSet;
 use crate::worktree::WorktreeSpec;
 
@@ -28,6 +29,8 @@ pub struct AgentSpec {
     pub sandbox: Option<SandboxChoice>,
     /// `labels`: the author's JSON object, recorded and shown beside the agent; `None`: none.
     pub labels: Option<Value>,
+    /// `skills`: the exact skills the agent gets, in order (resolved and installed at open).
+    pub skills: Vec<SkillSource>,
 }
 
 /// The keys `wf.agents.open(spec)` reads (a new option is added here, where it is read).
@@ -42,6 +45,7 @@ pub const OPEN_OPTIONS: &[&str] = &[
     "workspace",
     "sandbox",
     "labels",
+    "skills",
 ];
 
 /// An agent's `sandbox`: its own (inline), or one `wf.sandboxes.open` made (`{ key, provider }`).
@@ -141,7 +145,17 @@ impl AgentSpec {
             Some(value) => WorktreeSpec::from_workspace(&key, value)?,
         };
         let labels = read_labels(&key, object.get("labels"))?;
+        let skills = match object.get("skills") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(value) => {
+                crate::skills::parse_sources(value).map_err(|source| OpenError::Skills {
+                    key: key.clone(),
+                    source,
+                })?
+            }
+        };
         Ok(AgentSpec {
+            skills,
             labels,
             workspace,
             sandbox,
@@ -156,7 +170,7 @@ impl AgentSpec {
     }
 
     /// The fields a reopen must repeat, for comparison.
-    pub(super) fn identity(&self) -> [(&'static str, Value); 8] {
+    pub(super) fn identity(&self) -> [(&'static str, Value); 9] {
         [
             ("runtime", self.runtime.clone()),
             ("instructions", json!(self.instructions)),
@@ -176,6 +190,14 @@ impl AgentSpec {
                     .map_or(Value::Null, SandboxChoice::identity),
             ),
             ("labels", json!(self.labels)),
+            (
+                "skills",
+                json!(self
+                    .skills
+                    .iter()
+                    .map(SkillSource::text)
+                    .collect::<Vec<_>>()),
+            ),
         ]
     }
 }

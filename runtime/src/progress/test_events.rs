@@ -43,6 +43,7 @@ pub fn opened(agent: &str, runtime: Value) -> Event {
         sandbox: None,
         home: None,
         labels: None,
+        skills: None,
     }
 }
 

@@ -45,6 +45,9 @@ pub enum Event {
         /// The author's `labels` (a JSON object), when given.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         labels: Option<serde_json::Value>,
+        /// The skills it was given (skills/), when any: `[{ name, source, digest }]`, in order.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        skills: Option<serde_json::Value>,
     },
     #[serde(rename_all = "camelCase")]
     TurnStarted {
