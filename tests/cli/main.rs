@@ -100,6 +100,8 @@ mod sandbox;
 mod agent_sandbox;
 // A sandbox's network: the proxy on the host, `wfa __bridge` inside bubblewrap, curl as the agent.
 mod sandbox_network;
+// A sandboxed agent's network through a workflow: a granted port, none, a bad entry (issue 26).
+mod agent_sandbox_network;
 // Agent worktrees: kept and removed as asked, swept after kill -9 (issue 26).
 mod worktrees;
 // Skills given to agents: reaching claude, codex and pi, recorded with digests (issue 27).

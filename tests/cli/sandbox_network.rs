@@ -14,13 +14,13 @@ use awf_runtime::sandbox::network::{Grant, Proxy};
 use crate::util::{assert_has, wfa_bin};
 
 /// An HTTP server on the host's 127.0.0.1 that logs each request line it gets.
-struct Server {
-    port: u16,
+pub struct Server {
+    pub port: u16,
     log: Arc<Mutex<Vec<String>>>,
 }
 
 impl Server {
-    fn start() -> Server {
+    pub fn start() -> Server {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let log = Arc::new(Mutex::new(Vec::new()));
@@ -48,7 +48,7 @@ impl Server {
         Server { port, log }
     }
 
-    fn log(&self) -> Vec<String> {
+    pub fn log(&self) -> Vec<String> {
         self.log.lock().unwrap().clone()
     }
 }
