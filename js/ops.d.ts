@@ -101,6 +101,7 @@ declare module "awf:ops" {
   export function agent_run(request: { run: number; agent: string; prompt: unknown; schema: unknown; timeout: unknown; cancel?: string }): Pending<unknown>;
   export function agent_cancel(request: { run: number; agent: string; token: string; reason: string }): boolean;
   export function agent_close(agent: { run: number; agent: string }): Pending<void>;
+  export function agent_stop(stop: { run: number; key: string; reason: string | null }): Pending<boolean>;
   // workflow/messages
   export function agent_send(request: { run: number; agent: string; message: unknown; timeout: unknown }): Pending<unknown>;
   export function receive_check(request: { run: number; from: unknown; timeout: unknown }): unknown;

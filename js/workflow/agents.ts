@@ -210,6 +210,8 @@ function refusedOwn(agent: string, operation: string): Promise<never> | undefine
 
 export interface AgentDirectory {
   open(spec: AgentOpenSpec): Promise<Agent>;
+  /** Cancels the agent's running and queued turns (`cancelled`, with the reason), closes it and refuses reopening its key; `false` when it was never opened, failed to open or was stopped before. */
+  stop(key: string, reason?: string): Promise<boolean>;
 }
 
 export function createAgents(run: number, runId: string): AgentDirectory {
@@ -231,6 +233,15 @@ export function createAgents(run: number, runId: string): AgentDirectory {
       open.set(opened.key, agent);
       if (checkIn !== undefined) agent.checkIn = checkIn;
       return agent;
+    },
+    async stop(key: string, reason?: string): Promise<boolean> {
+      if (typeof key !== "string") {
+        throw new TypeError("wf.agents.stop(key, reason?): key must be the agent's key, a string");
+      }
+      if (reason !== undefined && typeof reason !== "string") {
+        throw new TypeError(`wf.agents.stop("${key}", reason): reason must be a string, e.g. "the reviewer found enough"`);
+      }
+      return (await opAsync(ops.agent_stop({ run, key, reason: reason ?? null }))) as boolean;
     },
   });
 }

@@ -106,3 +106,5 @@ mod agent_sandbox_network;
 mod worktrees;
 // Skills given to agents: reaching claude, codex and pi, recorded with digests (issue 27).
 mod skills;
+// wf.agents.stop against a real agent process (issue 27 item 6).
+mod agent_stop;

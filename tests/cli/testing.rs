@@ -168,9 +168,10 @@ fn an_answer_racing_a_cancel_never_fails_the_test() {
     assert_fixture_passes("tests/fixtures/testing-cancel", 1);
 }
 
-/// run.agents / agentOf and each turn's label, stage, model, effort and check-in, with
-/// `checkIn` on turns and on open: tests/fixtures/testing-turns.
+/// run.agents / agentOf (labels too) and each turn's label, stage, model, effort and check-in,
+/// with `checkIn` on turns and on open; wf.agents.stop of a scripted agent:
+/// tests/fixtures/testing-turns.
 #[test]
 fn the_test_api_shows_agents_and_turns_with_labels_and_check_ins() {
-    assert_fixture_passes("tests/fixtures/testing-turns", 4);
+    assert_fixture_passes("tests/fixtures/testing-turns", 5);
 }

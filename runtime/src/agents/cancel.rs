@@ -60,6 +60,21 @@ impl TurnCancels {
         true
     }
 
+    /// Cancels every turn not yet ended (`wf.agents.stop`); how many.
+    pub fn cancel_every(&self, reason: &str) -> usize {
+        let entries = self.entries();
+        for entry in entries.values() {
+            entry.cancelled.send_if_modified(|now| {
+                if now.is_some() {
+                    return false;
+                }
+                *now = Some(reason.to_string());
+                true
+            });
+        }
+        entries.len()
+    }
+
     /// What the turn `turn` watches: `Some(reason)` once cancelled; `None` for a turn that was
     /// not registered (it can only end with the run).
     pub fn watch(&self, turn: &str) -> Option<watch::Receiver<Option<String>>> {
@@ -131,6 +146,23 @@ mod tests {
         cancels.done("t1-x");
         assert!(!cancels.cancel("k1", "after the end"));
         assert!(cancels.watch("t1-x").is_none());
+    }
+
+    #[test]
+    fn cancel_every_reaches_each_turn_not_ended() {
+        let cancels = TurnCancels::default();
+        cancels.register("k1", "t1");
+        cancels.register("turn:t2", "t2");
+        cancels.register("k3", "t3");
+        cancels.cancel("k3", "wf.race");
+        cancels.done("t1");
+        assert_eq!(cancels.cancel_every("wf.agents.stop: enough"), 2);
+        assert_eq!(
+            reason_of(&cancels, "t2"),
+            Some("wf.agents.stop: enough".into())
+        );
+        // A turn already cancelled keeps its first reason.
+        assert_eq!(reason_of(&cancels, "t3"), Some("wf.race".into()));
     }
 
     fn reason_of(cancels: &TurnCancels, turn: &str) -> Option<String> {

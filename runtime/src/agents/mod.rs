@@ -33,6 +33,7 @@ pub mod outcome;
 mod problem;
 pub mod prompt;
 pub mod queue;
+pub mod stop;
 mod registry;
 mod sending;
 mod spec;

@@ -46,6 +46,9 @@ pub enum OpenError {
     },
     #[error("agent \"{0}\" was closed; open a new agent under another key")]
     Closed(String),
+    /// `reason` is `" (why)"` or empty.
+    #[error("agent \"{key}\" was stopped by wf.agents.stop{reason}; its key cannot be opened again in this run")]
+    Stopped { key: String, reason: String },
     #[error("cannot create the run's control folder under /tmp: {0}")]
     ControlFolder(String),
     #[error("cannot {what} of agent \"{key}\": {error}")]
@@ -96,6 +99,9 @@ impl Hint for OpenError {
             }
             OpenError::NotLabels(_) => {
                 Some("give labels as an object, e.g. labels: { team: \"review\" }".into())
+            }
+            OpenError::Stopped { .. } => {
+                Some("open a new agent under another key, e.g. \"<key>-2\"".into())
             }
             OpenError::ForkKeyTaken(_) => {
                 Some("give the fork a key of its own, e.g. \"<parent>:fork-1\"".into())

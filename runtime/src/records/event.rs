@@ -246,6 +246,13 @@ pub enum Event {
     },
     #[serde(rename_all = "camelCase")]
     AgentClosed { agent: String },
+    /// `wf.agents.stop(key, reason?)`: its turns are cancelled, then it closes (`agent-closed`).
+    #[serde(rename_all = "camelCase")]
+    AgentStopped {
+        agent: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
     /// The agent's `workspace` as asked, and the worktree made for it (`path`, `branch`, `repo`,
     /// `base`, `keep`; none in `awf test`, whose scripted agents work nowhere).
     #[serde(rename_all = "camelCase")]
@@ -399,6 +406,7 @@ fn says_what_an_attempt_did(event: &Event) -> bool {
             | Event::WorktreeEnded { .. }
             | Event::AgentResumed { .. }
             | Event::AgentForked { .. }
+            | Event::AgentStopped { .. }
             | Event::AgentCompacted { .. }
             | Event::SettingsChanged { .. }
             | Event::TurnStarted { .. }

@@ -76,6 +76,8 @@ struct AgentState {
     /// `close()` was called: no new operation is accepted.
     closing: bool,
     closed: bool,
+    /// `wf.agents.stop` stopped it, with this reason (if any): its key cannot be reopened.
+    stopped: Option<Option<String>>,
     calls: ToolCalls,
     /// Holds the run's end while a tool call of this agent runs, so its record is written.
     call_in_flight: Option<InFlight>,
@@ -214,6 +216,12 @@ impl Agent {
                     source,
                 })?;
         }
+        if let Some(reason) = &self.state().stopped {
+            return Err(OpenError::Stopped {
+                key: spec.key.clone(),
+                reason: super::stop::stopped_because(reason),
+            });
+        }
         if self.is_closed() {
             return Err(OpenError::Closed(spec.key.clone()));
         }
@@ -237,6 +245,16 @@ impl Agent {
     pub fn is_closed(&self) -> bool {
         let state = self.state();
         state.closing || state.closed
+    }
+
+    /// Marks the agent stopped (`wf.agents.stop`); `false` if it was already.
+    pub(super) fn begin_stop(&self, reason: Option<String>) -> bool {
+        let mut state = self.state();
+        if state.stopped.is_some() {
+            return false;
+        }
+        state.stopped = Some(reason);
+        true
     }
 
     /// Refuses new operations from now on; queued ones still run. `false` if already closing.

@@ -92,6 +92,10 @@ pub fn parts(event: &Value) -> LogLine {
         "agent-workspace" => (agent, place::workspace(event)),
         "worktree-ended" => (agent, place::worktree_ended(event)),
         "agent-closed" => (agent, "closed".to_string()),
+        "agent-stopped" => (
+            agent,
+            with_reason("stopped by wf.agents.stop".to_string(), event.get("reason")),
+        ),
         "turn-started" if event.get("message").is_some() => (
             format!("{agent} {}", text("turn")),
             format!(

@@ -20,6 +20,7 @@ pub const OPS: &[OpDecl] = &[
     sync_op!(agent_open),
     async_op!(agent_run),
     async_op!(agent_close),
+    async_op!(agent_stop),
 ];
 
 pub(super) fn run_of(state: &HostState, handle: u64) -> Result<Arc<Run>, OpError> {
@@ -168,9 +169,9 @@ fn agent_run(
     })?;
     let deadline = turn::deadline(timeout, run.deadline);
     let id = run.agents.next_turn_id();
-    if let Some(token) = &args.cancel {
-        agent.cancels.register(token, &id);
-    }
+    // Every turn can be cancelled: by its scope's token, and by wf.agents.stop.
+    let token = args.cancel.unwrap_or_else(|| format!("turn:{id}"));
+    agent.cancels.register(&token, &id);
     let request = TurnRequest {
         id,
         prompt,
@@ -235,6 +236,29 @@ fn agent_close(
         }
         drop(in_flight);
         Ok(())
+    })
+}
+
+/// What `wf.agents.stop` sends (js/workflow/agents.ts).
+#[derive(Deserialize)]
+struct AgentStop {
+    run: u64,
+    key: String,
+    #[serde(default)]
+    reason: Option<String>,
+}
+
+/// `agent_stop({ run, key, reason? })`: whether there was an agent to stop (agents/stop.rs).
+fn agent_stop(
+    state: &Rc<HostState>,
+    AgentStop { run, key, reason }: AgentStop,
+) -> Result<impl std::future::Future<Output = Result<bool, OpError>>, OpError> {
+    let run = run_of(state, run)?;
+    let in_flight = run.agents.in_flight();
+    Ok(async move {
+        let stopped = crate::agents::stop::stop(&run.agents, &key, reason).await;
+        drop(in_flight);
+        Ok(stopped)
     })
 }
 
