@@ -98,6 +98,8 @@ mod resources;
 mod sandbox;
 // Agents in bubblewrap sandboxes: writes confined, credentials masked, shared boxes (issue 26).
 mod agent_sandbox;
+// codex, claude and pi live in a sandbox, each with its own CLI home (issue 26).
+mod agent_sandbox_live;
 // A sandbox's network: the proxy on the host, `wfa __bridge` inside bubblewrap, curl as the agent.
 mod sandbox_network;
 // A sandboxed agent's network through a workflow: a granted port, none, a bad entry (issue 26).

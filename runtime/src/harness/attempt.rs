@@ -60,7 +60,7 @@ pub async fn run<H: ProcessHarness + ?Sized>(harness: &H, attempt: Attempt<'_>) 
         }
     };
     sink.process(Some(process.root()));
-    let mut reading = Reading::new(native, sink);
+    let mut reading = Reading::new(native, sink, turn.sandbox.is_some());
     let deadline_at = tokio::time::Instant::from_std(deadline);
     let stop = loop {
         tokio::select! {
@@ -149,13 +149,17 @@ struct Reading<'a> {
 }
 
 impl<'a> Reading<'a> {
-    fn new(native: &'a mut NativeSession, sink: &'a dyn TurnSink) -> Reading<'a> {
+    /// `confined`: the process runs inside awf's sandbox.
+    fn new(native: &'a mut NativeSession, sink: &'a dyn TurnSink, confined: bool) -> Reading<'a> {
         Reading {
             native,
             sink,
             fold: UsageFold::default(),
             errors: Vec::new(),
-            memory: LineMemory::default(),
+            memory: LineMemory {
+                confined,
+                ..LineMemory::default()
+            },
         }
     }
 

@@ -310,6 +310,9 @@ pub struct LineMemory {
     pub shells: std::collections::HashMap<String, String>,
     /// A message the runtime streams in parts, gathered until it ends.
     pub text: String,
+    /// The process runs inside awf's sandbox, its runtime's own gate open (codex: no sandbox of
+    /// its own, so what codex says of its sandbox's helper does not concern it).
+    pub confined: bool,
 }
 
 /// How a process ended, with what its output said, for `ProcessHarness::ended`.

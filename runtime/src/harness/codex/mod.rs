@@ -91,8 +91,13 @@ impl AgentCli for Codex {
             .launch(turn, args, Some(turn.prompt.to_string()), Vec::new()))
     }
 
-    fn read_line(&self, stream: Stream, line: &str, _: &mut LineMemory) -> Vec<HarnessEvent> {
+    fn read_line(&self, stream: Stream, line: &str, memory: &mut LineMemory) -> Vec<HarnessEvent> {
         if stream == Stream::Stderr {
+            // Inside awf's sandbox codex runs no sandbox of its own, so its helper's absence
+            // (CODEX_HOME under /tmp: the agent's own home in a run under /tmp) does not matter.
+            if memory.confined {
+                return Vec::new();
+            }
             return sandbox::refused_at_start(&self.config.program, line)
                 .map(|message| {
                     vec![HarnessEvent::Error {
@@ -258,6 +263,48 @@ mod tests {
     use super::*;
     use crate::harness::test_turn;
     use serde_json::json;
+
+    /// codex warning that its CODEX_HOME is under /tmp, where a codex whose sandbox check
+    /// fails (this one) cannot make its helper: a turn of its own sandbox is blocked from the
+    /// start; inside awf's sandbox (no sandbox of codex's) the warning is nothing.
+    #[test]
+    fn the_helper_warning_blocks_only_a_codex_running_its_own_sandbox() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("awf-codex-helper-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let program = dir.join("codex");
+        std::fs::write(
+            &program,
+            "#!/bin/sh\necho 'bwrap: execvp codex-linux-sandbox: No such file or directory' >&2\nexit 1\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let harness = Codex {
+            config: CliConfig {
+                program: program.clone(),
+                model: None,
+                effort: None,
+                args: vec![],
+            },
+        };
+        let warning = format!(
+            "WARNING: Refusing to create helper binaries under temporary dir {:?} (codex_home: \"{}/home\")",
+            dir.display().to_string(),
+            dir.display()
+        );
+        let mut confined = LineMemory {
+            confined: true,
+            ..LineMemory::default()
+        };
+        let inside = harness.read_line(Stream::Stderr, &warning, &mut confined);
+        let outside = harness.read_line(Stream::Stderr, &warning, &mut LineMemory::default());
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(inside, vec![]);
+        assert!(
+            matches!(&outside[..], [HarnessEvent::Error { blocked: true, message }] if message.contains("codex-linux-sandbox")),
+            "{outside:?}"
+        );
+    }
 
     fn codex(model: Option<&str>, effort: Option<&str>) -> Codex {
         Codex {
