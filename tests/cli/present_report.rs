@@ -71,7 +71,11 @@ fn a_completed_run_prints_present_and_writes_its_report() {
     let output = output_of(&project);
     assert_eq!(
         output["report"].as_str().unwrap(),
-        project.path().join(".awf/runs/hooked/r1/report.md").display().to_string()
+        project
+            .path()
+            .join(".awf/runs/hooked/r1/report.md")
+            .display()
+            .to_string()
     );
 }
 
@@ -95,14 +99,20 @@ fn failed_and_stopped_runs_write_a_report_and_keep_their_exit_codes() {
     assert_has(&ran.stderr, "awf: run failed: Error: it broke");
     assert_has(&ran.stderr, "/report.md");
     let report = report_of(&project);
-    assert_has(&report, "kind: failed\nvalue: undefined\nreason: Error: it broke");
+    assert_has(
+        &report,
+        "kind: failed\nvalue: undefined\nreason: Error: it broke",
+    );
     assert_has(&report, "error: it broke");
 
     let project = self::project();
     let ran = project.awf(&["run", "wf.ts", "--", "stop"]).run();
     assert_eq!(ran.code, Some(3), "{}", ran.stderr);
     let report = report_of(&project);
-    assert_has(&report, "kind: stopped\nvalue: undefined\nreason: nothing to do\nstage: check");
+    assert_has(
+        &report,
+        "kind: stopped\nvalue: undefined\nreason: nothing to do\nstage: check",
+    );
 }
 
 #[test]
@@ -157,9 +167,15 @@ fn a_throw_in_present_or_report_is_reported_and_changes_nothing() {
     assert_eq!(ran.code, Some(0), "{}", ran.stderr);
     // The result is printed as JSON instead of present's text.
     assert_has(&ran.stdout, "\"ok\": true");
-    assert_has(&ran.stderr, "awf: present(value, ending) threw: present broke\n    at present (wf.ts:7:15)");
+    assert_has(
+        &ran.stderr,
+        "awf: present(value, ending) threw: present broke\n    at present (wf.ts:7:15)",
+    );
     assert_has(&ran.stderr, "hint: present gives the text awf run prints");
-    assert_has(&ran.stderr, "awf: report(value, ending) returned number, not a string");
+    assert_has(
+        &ran.stderr,
+        "awf: report(value, ending) returned number, not a string",
+    );
     let dir = project.only_run_dir("hooked");
     assert!(!dir.join("report.md").exists());
     let output: Value =
@@ -187,5 +203,8 @@ fn a_report_that_never_settles_is_stopped_and_reported() {
     );
     let ran = project.awf(&["run", "wf.ts"]).run();
     assert_eq!(ran.code, Some(0), "{}", ran.stderr);
-    assert_has(&ran.stderr, "report(value, ending) awaits a promise that nothing will settle");
+    assert_has(
+        &ran.stderr,
+        "report(value, ending) awaits a promise that nothing will settle",
+    );
 }

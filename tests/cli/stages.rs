@@ -518,6 +518,55 @@ export default defineWorkflow({
     assert_has(because.as_str().unwrap(), "the value attempt 1 recorded no longer fits the stage's result schema: value.n: expected text; got 1");
 }
 
+/// `meta.version` guards reuse: a stage recorded under another major version runs again, and
+/// the continue says which stage and which versions; a minor change reuses it.
+#[test]
+fn a_stage_from_another_major_version_is_not_reused() {
+    let project = TempProject::new();
+    let workflow = |version: &str| {
+        format!(
+            r#"import {{ appendFileSync, existsSync }} from "node:fs";
+
+export default defineWorkflow({{
+  meta: {{ name: "versioned", description: "Two stages under a version.", version: "{version}" }},
+  async run(wf) {{
+    await wf.stage("make", async () => {{ appendFileSync("ran.log", `make ${{wf.attempt}}\n`); }});
+    await wf.stage("check", async () => {{
+      if (!existsSync("ok")) throw new Error("not yet");
+    }});
+    return "done";
+  }},
+}});
+"#
+        )
+    };
+    project.file("wf.ts", &workflow("1.2.0"));
+    assert_eq!(project.awf(&["run", "wf.ts"]).run().code, Some(1));
+    let dir = project.only_run_dir("versioned");
+    assert_eq!(
+        read_json(&dir.join("stages/make.json"))["workflowVersion"],
+        "1.2.0"
+    );
+    assert_eq!(
+        read_json(&dir.join("attempts/1.json"))["workflowVersion"],
+        "1.2.0"
+    );
+    // A minor version: reused.
+    project.file("wf.ts", &workflow("1.3.0"));
+    assert_eq!(
+        project.awf(&["run", "wf.ts", "--continue"]).run().code,
+        Some(1)
+    );
+    assert_eq!(project.read("ran.log"), "make 1\n");
+    // Another major version: runs again, and says why.
+    project.file("wf.ts", &workflow("2.0.0"));
+    project.file("ok", "");
+    let ran = project.awf(&["run", "wf.ts", "--continue"]).run();
+    ran.assert_success();
+    assert_eq!(project.read("ran.log"), "make 1\nmake 3\n");
+    assert_has(&ran.stderr, "stage make runs again: attempt 1 recorded it under meta.version 1.2.0, and the workflow is now 2.0.0");
+}
+
 /// An agent that writes its pid, then waits for `go` before answering.
 const WAITING_AGENT: &str = "#!/bin/sh\ncat > /dev/null\necho $$ > agent.tmp; mv agent.tmp agent.pid\nwhile [ ! -e go ]; do sleep 0.02; done\n\"$AWF_WFA\" result \"$AWF_TURN\" <<'WF_JSON'\ndone\nWF_JSON\n";
 

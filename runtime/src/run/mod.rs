@@ -157,6 +157,7 @@ pub async fn run_started(options: RunOptions, started: StartedHost) -> RunReport
         timeout_ms: options.timeout.as_millis() as u64,
         from_stage: options.from_stage.as_deref(),
         fresh_stages: options.fresh_stages,
+        version: meta["version"].as_str(),
     };
     let start = match &options.continue_run {
         Some(which) => {

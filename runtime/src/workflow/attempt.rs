@@ -65,6 +65,8 @@ pub struct AttemptFacts<'a> {
     pub timeout_ms: u64,
     pub from_stage: Option<&'a str>,
     pub fresh_stages: bool,
+    /// The workflow's `meta.version`, recorded with the attempt and its stages.
+    pub version: Option<&'a str>,
 }
 
 /// A new run: claims its folder and `run.json`, then attempt 1.
@@ -110,6 +112,7 @@ pub fn new_run(
         input,
         plan: StagePlan {
             from_stage: facts.from_stage.map(str::to_string),
+            version: facts.version.map(str::to_string),
             ..StagePlan::default()
         },
         sessions: HashMap::new(),
@@ -242,6 +245,7 @@ pub fn continue_run(
     }
     plan.from_stage = facts.from_stage.map(str::to_string);
     plan.fresh = facts.fresh_stages;
+    plan.version = facts.version.map(str::to_string);
     let attempts = run_files::attempts(&found.dir).map_err(unreadable)?;
     let before = attempts.last().cloned().unwrap_or_default();
     let (sessions, evented) = sessions_and_last_attempt(&found.dir);
@@ -289,7 +293,7 @@ fn claim_attempt(
     if facts.fresh_stages {
         flags["freshStages"] = json!(true);
     }
-    let record = json!({
+    let mut record = json!({
         "version": run_files::VERSION,
         "attempt": attempt,
         "file": facts.file.display().to_string(),
@@ -298,6 +302,9 @@ fn claim_attempt(
         "awf": run_files::me(),
         "startedAt": time::rfc3339(SystemTime::now()),
     });
+    if let Some(version) = facts.version {
+        record["workflowVersion"] = json!(version);
+    }
     let path = run_files::attempt_path(records.path(), attempt);
     let claimed = match how {
         Claim::Wait => records.claim(path.clone(), &record),

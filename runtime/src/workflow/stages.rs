@@ -28,6 +28,9 @@ pub struct StagePlan {
     pub from_stage: Option<String>,
     /// `--fresh-stages`: reuse nothing.
     pub fresh: bool,
+    /// The workflow's `meta.version` now: a stage recorded under an incompatible one is not
+    /// reused (`compatible`).
+    pub version: Option<String>,
 }
 
 impl StagePlan {
@@ -95,6 +98,22 @@ struct Open {
     started_at: String,
 }
 
+/// Why a stage recorded under `meta.version` `recorded` may not be reused by a workflow now at
+/// `now`: another major version, or another minor under 0.x (semver's rule for what may break).
+/// A side without a version guards nothing.
+pub fn version_change(recorded: Option<&str>, now: Option<&str>) -> Option<String> {
+    let (recorded, now) = (recorded?, now?);
+    let parts = |v: &str| -> Option<(u64, u64)> {
+        let mut numbers = v.split(['.', '-', '+']);
+        Some((numbers.next()?.parse().ok()?, numbers.next()?.parse().ok()?))
+    };
+    let (old, new) = (parts(recorded)?, parts(now)?);
+    let breaking = old.0 != new.0 || (old.0 == 0 && old.1 != new.1);
+    breaking.then(|| {
+        format!("under meta.version {recorded}, and the workflow is now {now}: a stage's result from another major version (another minor under 0.x) is not reused")
+    })
+}
+
 /// Whether `name` may name a stage.
 pub fn valid_name(name: &str) -> bool {
     let mut chars = name.chars();
@@ -156,6 +175,17 @@ impl Stages {
                 .get(name)
                 .filter(|r| r["outcome"] == "succeeded")
             {
+                let recorded = record["workflowVersion"].as_str();
+                if let Some(because) = version_change(recorded, self.plan.version.as_deref()) {
+                    state.reusing = false;
+                    let attempt = record["attempt"].as_u64().unwrap_or(1);
+                    self.start(
+                        &mut state,
+                        name,
+                        Some(format!("attempt {attempt} recorded it {because}")),
+                    );
+                    return Ok(Entered::Runs);
+                }
                 state.pending = Some(name.to_string());
                 return Ok(Entered::Candidate {
                     value: record.get("value").cloned(),
@@ -208,13 +238,16 @@ impl Stages {
         );
         state.started += 1;
         let order = state.started;
-        let record = json!({
+        let mut record = json!({
             "version": run_files::VERSION,
             "stage": name,
             "attempt": self.attempt,
             "order": order,
             "startedAt": started_at,
         });
+        if let Some(version) = &self.plan.version {
+            record["workflowVersion"] = json!(version);
+        }
         if let Err(e) = self
             .records
             .replace_behind(run_files::stage_path(dir, name), &record)
@@ -292,6 +325,9 @@ impl Stages {
             "sessions": sessions,
             "turns": turns,
         });
+        if let Some(version) = &self.plan.version {
+            record["workflowVersion"] = json!(version);
+        }
         if let Some(value) = value {
             record["value"] = value;
         }
@@ -344,6 +380,22 @@ impl Stages {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn another_major_or_a_0x_minor_is_a_version_change() {
+        assert!(version_change(Some("1.2.0"), Some("2.0.0")).is_some());
+        assert!(version_change(Some("0.3.1"), Some("0.4.0")).is_some());
+        assert!(version_change(Some("1.2.0"), Some("1.9.3-rc.1")).is_none());
+        assert!(version_change(Some("0.3.1"), Some("0.3.7")).is_none());
+        // A side without a version guards nothing.
+        assert!(version_change(None, Some("2.0.0")).is_none());
+        assert!(version_change(Some("1.0.0"), None).is_none());
+        let because = version_change(Some("1.4.0"), Some("2.0.0")).unwrap();
+        assert!(
+            because.contains("under meta.version 1.4.0, and the workflow is now 2.0.0"),
+            "{because}"
+        );
+    }
 
     fn book(name: &str, plan: StagePlan) -> (Stages, std::path::PathBuf) {
         let cwd = std::env::temp_dir().join(format!("awf-stages-{name}-{}", std::process::id()));
@@ -454,6 +506,7 @@ mod tests {
                 .collect(),
             from_stage: Some("b".into()),
             fresh: false,
+            version: None,
         };
         let (stages, cwd) = book("from", plan.clone());
         assert!(matches!(
