@@ -204,6 +204,8 @@ declare module "agentswf/testing" {
     sandbox?: JsonValue;
     /** A fork: the agent it was forked from. */
     forkedFrom?: string;
+    /** The author's `labels` (`agents.open` or `fork`), when given. */
+    labels?: { [name: string]: unknown };
   }
 
   export interface TestRun<Result> {
