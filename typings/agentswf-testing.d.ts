@@ -204,8 +204,8 @@ declare module "agentswf/testing" {
     sandbox?: JsonValue;
     /** A fork: the agent it was forked from. */
     forkedFrom?: string;
-    /** The author's `labels` (`agents.open` or `fork`), when given. */
-    labels?: { [name: string]: unknown };
+    /** The skills it was given, in order, with each one's digest; a fork has its parent's. */
+    skills?: { name: string; source: string; digest: string }[];
   }
 
   export interface TestRun<Result> {

@@ -357,10 +357,16 @@ declare module "agentswf" {
      * `"on-failure"`: kept when the run fails or the tree has uncommitted edits). docs/agents.md#worktrees
      */
     workspace?: { worktree: boolean | { branch?: string; from?: string; keep?: "always" | "on-failure" | "never" } };
+    /**
+     * The exact skills the agent gets (folders holding a SKILL.md with `name` and `description`
+     * front matter): `{ path }` (absolute, or a `file:` URL) or `{ repo, skill, ref? }` (a git
+     * repository, the skill's folder in it, a branch, tag or commit). Copied into the agent's
+     * own CLI home, so the user's other skills are left out; recorded with their digests.
+     * codex, claude, pi, gemini and opencode agents; an executable agent is refused. docs/agents.md#skills
+     */
+    skills?: ({ path: string } | { repo: string; skill: string; ref?: string })[];
     /** The check-in of each of its turns that gives none. */
     checkIn?: CheckIn;
-    /** The author's labels (a JSON object): recorded, shown by `awf logs`, `run.agentOf(key).labels` in tests. */
-    labels?: { [name: string]: unknown };
   }
 
   /** A message an agent sent (`wfa send`), as `wf.receive` gives it. */
@@ -454,8 +460,6 @@ declare module "agentswf" {
     tools?: { [name: string]: Tool<any> };
     /** Given to the fork with its first turn. */
     instructions?: string;
-    /** The fork's own labels (a JSON object, recorded); it does not inherit its parent's. */
-    labels?: { [name: string]: unknown };
   }
 
   export interface CompactSpec {
@@ -474,12 +478,6 @@ declare module "agentswf" {
   export interface AgentDirectory {
     /** Opens an agent (or gives back the one open under this key). */
     open(spec: AgentOpenSpec): Promise<Agent>;
-    /**
-     * Cancels the agent's running and queued turns (`cancelled`, detail `wf.agents.stop: <reason>`),
-     * closes it and refuses reopening its key; `false` when the key was never opened, failed to
-     * open or was stopped before. docs/workflow-api.md#stopping-an-agent
-     */
-    stop(key: string, reason?: string): Promise<boolean>;
   }
 }
 
