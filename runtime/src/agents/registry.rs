@@ -158,7 +158,7 @@ impl Agents {
         };
         let worktree = self.make_worktree(&spec, &cwd)?;
         let cwd = worktree.as_ref().map_or(cwd, |made| made.cwd.clone());
-        let sandbox = match &spec.sandbox {
+        let mut sandbox = match &spec.sandbox {
             None => None,
             Some(SandboxChoice::Inline(inline)) => Some(Arc::new(Sandbox::open(
                 format!("agent:{}", spec.key),
@@ -179,6 +179,18 @@ impl Agents {
                     })?,
             ),
         };
+        // A worktree agent's own box lets git commit on its branch; a shared box grants only
+        // what it was opened with.
+        if let (Some(SandboxChoice::Inline(_)), Some(made), Some(boxed)) =
+            (&spec.sandbox, &worktree, sandbox.as_mut())
+        {
+            let write = &mut Arc::make_mut(boxed).write;
+            for grant in made.git_dir_grants() {
+                if !write.contains(&grant) {
+                    write.push(grant);
+                }
+            }
+        }
         let harness = harness::resolve(
             &spec.runtime,
             &OpenContext {

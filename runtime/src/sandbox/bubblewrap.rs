@@ -4,7 +4,9 @@
 //! - reads: the whole filesystem read-only, or with `read`, only the system list
 //!   (`SYSTEM_READS`), the agent's program and its install, `node`, the `wfa` binary, and the
 //!   paths given;
-//! - writes: the `write` paths, the agent's own CLI home, a private `/tmp`; nothing else;
+//! - writes: the `write` paths, the agent's own CLI home, a private `/tmp`; nothing else; its
+//!   run's folder stays read-only even under a write path, but for what it writes there (its
+//!   worktree, its CLI home);
 //! - masked (an empty tmpfs, or /dev/null over a file), whatever `read` says: the credential
 //!   homes in `DENIED_IN_HOME`, the other runs' folders beside this run's, and every other run's
 //!   control folder (they live in the host's `/tmp`, which the box replaces);
@@ -137,6 +139,21 @@ impl Bubblewrap {
         }
         for path in &sandbox.write {
             args.bind(path);
+        }
+        // A write path holding the run's folder (the project root) does not let the agent
+        // rewrite its run's records: the folder is read-only again, and what the agent writes in
+        // it (a write path under it: its worktree; its CLI home, below) bound again.
+        if sandbox
+            .write
+            .iter()
+            .any(|w| agent.run_folder.starts_with(w))
+        {
+            args.ro_bind(&agent.run_folder);
+            for path in &sandbox.write {
+                if path.starts_with(&agent.run_folder) {
+                    args.bind(path);
+                }
+            }
         }
         if let Some(home) = &agent.home {
             args.bind(home);

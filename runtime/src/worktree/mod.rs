@@ -183,6 +183,32 @@ impl Worktree {
         git(&self.repo, &["worktree", "remove", "--force", &path]).is_ok() || !self.path.exists()
     }
 
+    /// What git writes when the agent commits on its branch: the worktree (the agent's own, even
+    /// when its cwd is a subfolder), the repository's `objects`, `refs` and `logs`, and the
+    /// worktree's folder in the common git dir (`worktrees/<name>`: its HEAD, index and
+    /// reflog). An inline sandbox adds these to its
+    /// write grants. Not the repository's `hooks` or `config`, so an agent in a box cannot make
+    /// the user's next git command run its code. Those git cannot name, or that do not exist,
+    /// are left out.
+    pub fn git_dir_grants(&self) -> Vec<PathBuf> {
+        let dir = |flag: &str| {
+            git(&self.path, &["rev-parse", flag])
+                .ok()
+                .and_then(|found| std::fs::canonicalize(self.path.join(found)).ok())
+        };
+        let mut grants = vec![self.path.clone()];
+        if let Some(common) = dir("--git-common-dir") {
+            grants.extend(
+                ["objects", "refs", "logs"]
+                    .iter()
+                    .map(|part| common.join(part)),
+            );
+        }
+        grants.extend(dir("--git-dir"));
+        grants.retain(|grant| grant.is_dir());
+        grants
+    }
+
     /// The worktree as `agent-opened` records it.
     pub fn describe(&self) -> Value {
         json!({

@@ -192,3 +192,21 @@ fn errors_name_the_path_or_ref() {
         "refusals leave no entry"
     );
 }
+
+#[test]
+fn a_worktree_grants_the_git_folders_a_commit_writes_and_not_hooks_or_config() {
+    let repo = Repo::new("grants");
+    let worktree = repo.open("impl", &repo.repo(), spec(Keep::Always)).unwrap();
+    let git = fs::canonicalize(repo.repo().join(".git")).unwrap();
+    fs::create_dir_all(git.join("logs")).unwrap();
+    assert_eq!(
+        worktree.git_dir_grants(),
+        vec![
+            worktree.path.clone(),
+            git.join("objects"),
+            git.join("refs"),
+            git.join("logs"),
+            git.join("worktrees/impl"),
+        ]
+    );
+}
