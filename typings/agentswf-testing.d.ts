@@ -191,6 +191,22 @@ declare module "agentswf/testing" {
     code?: string;
   }
 
+  /** The sandbox an agent of a tested run was opened in (scripted agents are not confined). */
+  export interface SandboxRecord {
+    /** `wf.sandboxes.open`'s key, or `agent:<key>` for an inline sandbox. */
+    key: string;
+    /** `"bwrap"`. */
+    provider: string;
+    /** The spec as written, defaults filled in: `{ cwd, read, write, network }`. */
+    spec: { [key: string]: JsonValue };
+    /** The hosts granted: the `network` list, `["*"]` for `network: true`, `[]` for none. */
+    domains: string[];
+    /** What the spec's paths resolved to, absolute. */
+    cwd: string;
+    read: string[] | null;
+    write: string[];
+  }
+
   /** What an agent of a tested run was opened with. */
   export interface AgentRecord {
     key: string;
@@ -201,9 +217,12 @@ declare module "agentswf/testing" {
     /** The names of its tools. */
     tools: string[];
     cwd: string;
-    sandbox?: JsonValue;
+    /** Where it runs, when sandboxed. */
+    sandbox?: SandboxRecord;
     /** A fork: the agent it was forked from. */
     forkedFrom?: string;
+    /** The `workspace` it was opened with, defaults filled in (no worktree is made under test). */
+    workspace?: { worktree: { keep: "always" | "on-failure" | "never"; branch?: string; from?: string } };
     /** The skills it was given, in order, with each one's digest; a fork has its parent's. */
     skills?: { name: string; source: string; digest: string }[];
   }

@@ -130,6 +130,8 @@ declare module "agentswf" {
     log(message: string, fields?: { [key: string]: JsonValue | undefined }): void;
     /** Opens agents and gives them turns (see the agents section below). */
     readonly agents: AgentDirectory;
+    /** Opens sandboxes agents share: `wf.agents.open({ ..., sandbox: await wf.sandboxes.open(spec) })`. docs/agents.md#sandboxes-and-worktrees */
+    readonly sandboxes: SandboxDirectory;
     /**
      * The next message an agent sent with `wfa send` (an agent opened with `messages: true`), or
      * the next from agent `from` (the others stay queued, in order). Waits for one; with
@@ -358,6 +360,13 @@ declare module "agentswf" {
      */
     workspace?: { worktree: boolean | { branch?: string; from?: string; keep?: "always" | "on-failure" | "never" } };
     /**
+     * Confines the agent's every process (bubblewrap): a sandbox of its own, keyed
+     * `agent:<key>` (an inline spec; `cwd` defaults to the agent's), or one `wf.sandboxes.open`
+     * made, shared. Opening fails, with a hint, where bwrap is missing or cannot make
+     * namespaces. docs/agents.md#sandboxes-and-worktrees
+     */
+    sandbox?: SandboxSpec | SandboxRef;
+    /**
      * The exact skills the agent gets (folders holding a SKILL.md with `name` and `description`
      * front matter): `{ path }` (absolute, or a `file:` URL) or `{ repo, skill, ref? }` (a git
      * repository, the skill's folder in it, a branch, tag or commit). Copied into the agent's
@@ -473,6 +482,42 @@ declare module "agentswf" {
     model?: string;
     /** One of the harness's effort levels (claude: low…max; codex: minimal…xhigh; pi: off…xhigh). */
     effort?: string;
+  }
+
+  /**
+   * Where a sandboxed agent may read, write and connect. Paths: `.` is the sandbox's cwd, a
+   * relative path starts there, `~` is your home; each must exist.
+   */
+  export interface SandboxSpec {
+    /** `wf.sandboxes.open` only: the sandbox's name in this run (1 to 64 of letters, digits, `.`, `_`, `:`, `-`). */
+    key?: string;
+    /** What `.` and relative paths start at: the agent's cwd (inline), the run's (`wf.sandboxes.open`). */
+    cwd?: string;
+    /** Narrows reads to these paths and the system's (/usr, /etc, ...), the CLI's install, node and wfa. */
+    read?: string[];
+    /** What the agent may write; `["."]` (its cwd) by default. */
+    write?: string[];
+    /** `false` (the default: no network but the model's API), `true` (all), or hosts. */
+    network?: boolean | string[];
+    /** The provider: bubblewrap, the default. */
+    bwrap?: {};
+    /** agentswf's Anthropic sandbox runtime, which is bubblewrap on Linux: the same provider. */
+    srt?: {};
+  }
+
+  /** A sandbox `wf.sandboxes.open` opened: give it as agents' `sandbox` to share it. */
+  export interface SandboxRef {
+    readonly key: string;
+    /** `"bwrap"`. */
+    readonly provider: string;
+  }
+
+  export interface SandboxDirectory {
+    /**
+     * Opens the sandbox `spec.key`, or gives back the one open under it (the same spec again;
+     * another spec is refused).
+     */
+    open(spec: SandboxSpec & { key: string }): Promise<SandboxRef>;
   }
 
   export interface AgentDirectory {

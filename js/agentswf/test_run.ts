@@ -32,8 +32,8 @@ export interface AgentRecord {
   /** The names of the tools it was given. */
   tools: string[];
   cwd: string;
-  /** Where it runs, when sandboxed. */
-  sandbox?: unknown;
+  /** Where it runs, when sandboxed: as agentswf's `{ key, provider, spec, domains }`, and what the spec resolved to. */
+  sandbox?: SandboxRecord;
   /** A fork: the agent it was forked from. */
   forkedFrom?: string;
   /** The author's `labels` (`agents.open` or `fork`), when given. */
@@ -42,6 +42,22 @@ export interface AgentRecord {
   skills?: { name: string; source: string; digest: string }[];
   /** The `workspace` it was opened with, defaults filled in: `{ worktree: { keep, branch?, from? } }`. */
   workspace?: { worktree: { keep: "always" | "on-failure" | "never"; branch?: string; from?: string } };
+}
+
+/** The sandbox an agent runs in, from its `agent-opened` record. */
+export interface SandboxRecord {
+  /** `wf.sandboxes.open`'s key, or `agent:<key>` for an inline sandbox. */
+  key: string;
+  /** `bwrap`. */
+  provider: string;
+  /** The spec as written, defaults filled in: `{ cwd, read, write, network }`. */
+  spec: Record<string, unknown>;
+  /** The hosts granted: the `network` list, `["*"]` for `network: true`, `[]` for none. */
+  domains: string[];
+  /** The paths, absolute, that the spec resolved to. */
+  cwd: string;
+  read: string[] | null;
+  write: string[];
 }
 
 export interface TurnRecord {
@@ -167,7 +183,7 @@ function agentRecords(events: Record<string, any>[]): AgentRecord[] {
       const record: AgentRecord = { ...agents.get(e.agent), key: e.agent, runtime: e.runtime ?? {}, tools: e.tools ?? [], cwd: e.cwd };
       if (typeof e.runtime?.model === "string") record.model = e.runtime.model;
       if (typeof e.runtime?.effort === "string") record.effort = e.runtime.effort;
-      if (e.sandbox !== undefined) record.sandbox = e.sandbox;
+      if (e.sandbox) record.sandbox = sandboxRecord(e.sandbox);
       if (e.labels !== undefined) record.labels = e.labels;
       if (e.skills !== undefined) record.skills = e.skills;
       agents.set(e.agent, record);
@@ -183,6 +199,21 @@ function agentRecords(events: Record<string, any>[]): AgentRecord[] {
     }
   });
   return [...agents.values()];
+}
+
+/** An `agent-opened` record's `sandbox` as the test API shows it. */
+function sandboxRecord(recorded: Record<string, any>): SandboxRecord {
+  const network = recorded.network;
+  const domains = network === true ? ["*"] : Array.isArray(network) ? network.map(String) : [];
+  return {
+    key: recorded.key,
+    provider: recorded.provider,
+    spec: recorded.spec ?? {},
+    domains,
+    cwd: recorded.cwd,
+    read: recorded.read ?? null,
+    write: recorded.write ?? [],
+  };
 }
 
 /** `agent`'s model and effort after `events`: what it was opened with, then each `agent.set`. */

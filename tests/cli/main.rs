@@ -106,6 +106,11 @@ mod sandbox_network;
 mod agent_sandbox_network;
 // Agent worktrees: kept and removed as asked, swept after kill -9 (issue 26).
 mod worktrees;
+// What a boxed agent cannot reach (a peer's socket, other runs, its run's records); a boxed
+// worktree agent commits; awf logs says where it ran (issue 26).
+mod sandbox_authority;
+// Sandboxes under awf test (run.agentOf(key).sandbox) and in the typings (issue 26).
+mod sandbox_surface;
 // Skills given to agents: reaching claude, codex and pi, recorded with digests (issue 27).
 mod skills;
 // wf.agents.stop against a real agent process (issue 27 item 6).

@@ -1,0 +1,29 @@
+//! Sandboxes as authors and tests see them (issue 26): `awf test`'s scripted agents take
+//! `sandbox` (inline, or a `wf.sandboxes.open` reference) and `run.agentOf(key).sandbox` says
+//! what each was granted (tests/fixtures/testing-sandbox); the fixture type-checks against
+//! typings/agentswf.d.ts and agentswf-testing.d.ts (`sandbox`, `wf.sandboxes.open`,
+//! `SandboxRef`, `run.agentOf(key).sandbox`).
+
+use crate::typings::tsc_with;
+use crate::util::{assert_fixture_passes, workspace, TempProject};
+
+#[test]
+fn scripted_agents_take_sandboxes_and_the_test_reads_what_each_was_granted() {
+    assert_fixture_passes("tests/fixtures/testing-sandbox", 2);
+}
+
+#[test]
+fn the_sandbox_fixture_type_checks() {
+    let project = TempProject::new();
+    let fixture = workspace().join("tests/fixtures/testing-sandbox/*.ts");
+    let ran = tsc_with(
+        &project,
+        &[fixture.display().to_string()],
+        serde_json::json!({}),
+    );
+    assert_eq!(
+        (ran.code, ran.stdout.as_str(), ran.stderr.as_str()),
+        (Some(0), "", ""),
+        "tsc found errors"
+    );
+}
