@@ -3,7 +3,9 @@
 //! own gate open inside the box (codex without its own sandbox, claude bypassing permissions,
 //! pi has none), reading its login from and writing its session to its own CLI home
 //! (`<run>/agents/<key>/home`, harness/home.rs), never the CLI folder the user's environment
-//! names. Everything is checked on the host: the files, the home's contents, the fake's log.
+//! names. The boxes have the default network (none but the CLI's model API, through awf's
+//! proxy): the fake on 127.0.0.1 is that API. Everything is checked on the host: the files, the
+//! home's contents, the fake's log.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -13,12 +15,11 @@ use serde_json::{json, Value};
 use crate::live::{run_fixture, state_dir, Cli, FakeModel};
 use crate::util::TempProject;
 
-/// One agent `a` in a sandbox (`network` as the input says), in the cwd the input names; one
-/// turn, its outcome returned.
+/// One agent `a` in a sandbox of the default network, in the cwd the input names; one turn, its
+/// outcome returned.
 const WORKFLOW: &str = r#"interface Input {
   runtime: object;
   cwd: string;
-  network: boolean;
 }
 
 export default defineWorkflow({
@@ -29,7 +30,7 @@ export default defineWorkflow({
       key: "a",
       runtime: input.runtime as never,
       cwd: input.cwd,
-      sandbox: { network: input.network },
+      sandbox: {},
     });
     const turn = await agent.run({
       prompt: "Write notes.txt in your folder, try to write beside it, then answer.",
@@ -68,7 +69,7 @@ struct Boxed {
 
 /// Runs `cli` in a sandbox whose cwd (`work`) and neighbour (`beside`) are outside /tmp, so
 /// that what the box makes read-only is the host's own folder, not the box's private /tmp.
-fn run_boxed(cli: Cli, network: bool) -> Boxed {
+fn run_boxed(cli: Cli) -> Boxed {
     let project = TempProject::new();
     let outside = project.outside_temp();
     let work = outside.join("work");
@@ -80,11 +81,16 @@ fn run_boxed(cli: Cli, network: bool) -> Boxed {
     let input = json!({
         "runtime": cli.runtime(),
         "cwd": work.display().to_string(),
-        "network": network,
     });
     let ran = run_fixture(&project, "boxed.ts", cli, &fake, &input);
     let outcome = ran.assert_success().json();
     let opened = project.events_of("boxed", "agent-opened");
+    assert_eq!(
+        opened[0]["sandbox"]["network"],
+        json!(false),
+        "the box was to have the default network: {}",
+        opened[0]
+    );
     let home = PathBuf::from(
         opened[0]["home"]
             .as_str()
@@ -101,7 +107,8 @@ fn run_boxed(cli: Cli, network: bool) -> Boxed {
 }
 
 impl Boxed {
-    /// The agent answered, edited its cwd, could not write beside it, and the model was asked.
+    /// The agent answered, edited its cwd, could not write beside it, and the model was asked
+    /// (through the box's proxy: the box has no other route).
     fn assert_confined_edit(&self) {
         let mut outcome = self.outcome.clone();
         if let Some(fields) = outcome.as_object_mut() {
@@ -188,7 +195,7 @@ fn files_holding(dir: &Path, needle: &str) -> Vec<PathBuf> {
 
 #[test]
 fn codex_in_a_sandbox_edits_its_cwd_without_its_own_sandbox() {
-    let boxed = run_boxed(Cli::Codex, true);
+    let boxed = run_boxed(Cli::Codex);
     boxed.assert_confined_edit();
     boxed.assert_own_home("codex-home", "sessions");
     // Seeded with the config that points it at the fake, copied, private.
@@ -209,14 +216,14 @@ fn codex_in_a_sandbox_edits_its_cwd_without_its_own_sandbox() {
 
 #[test]
 fn claude_in_a_sandbox_edits_its_cwd_bypassing_permissions() {
-    let boxed = run_boxed(Cli::Claude, true);
+    let boxed = run_boxed(Cli::Claude);
     boxed.assert_confined_edit();
     boxed.assert_own_home("claude", "projects");
 }
 
 #[test]
 fn pi_in_a_sandbox_edits_its_cwd() {
-    let boxed = run_boxed(Cli::Pi, true);
+    let boxed = run_boxed(Cli::Pi);
     boxed.assert_confined_edit();
     boxed.assert_own_home("pi", "sessions");
     assert!(
