@@ -221,6 +221,8 @@ declare module "agentswf/testing" {
     sandbox?: SandboxRecord;
     /** A fork: the agent it was forked from. */
     forkedFrom?: string;
+    /** The author's `labels` (`agents.open` or `fork`), when given. */
+    labels?: { [name: string]: unknown };
     /** The `workspace` it was opened with, defaults filled in (no worktree is made under test). */
     workspace?: { worktree: { keep: "always" | "on-failure" | "never"; branch?: string; from?: string } };
     /** The skills it was given, in order, with each one's digest; a fork has its parent's. */

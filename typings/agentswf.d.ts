@@ -376,6 +376,8 @@ declare module "agentswf" {
     skills?: ({ path: string } | { repo: string; skill: string; ref?: string })[];
     /** The check-in of each of its turns that gives none. */
     checkIn?: CheckIn;
+    /** The author's labels (a JSON object): recorded, shown by `awf logs`, `run.agentOf(key).labels` in tests. */
+    labels?: { [name: string]: unknown };
   }
 
   /** A message an agent sent (`wfa send`), as `wf.receive` gives it. */
@@ -469,6 +471,8 @@ declare module "agentswf" {
     tools?: { [name: string]: Tool<any> };
     /** Given to the fork with its first turn. */
     instructions?: string;
+    /** The fork's own labels (a JSON object, recorded); it does not inherit its parent's. */
+    labels?: { [name: string]: unknown };
   }
 
   export interface CompactSpec {
@@ -523,6 +527,12 @@ declare module "agentswf" {
   export interface AgentDirectory {
     /** Opens an agent (or gives back the one open under this key). */
     open(spec: AgentOpenSpec): Promise<Agent>;
+    /**
+     * Cancels the agent's running and queued turns (`cancelled`, detail `wf.agents.stop: <reason>`),
+     * closes it and refuses reopening its key; `false` when the key was never opened, failed to
+     * open or was stopped before. docs/workflow-api.md#stopping-an-agent
+     */
+    stop(key: string, reason?: string): Promise<boolean>;
   }
 }
 
