@@ -395,3 +395,66 @@ fn failed_turns_are_written_whole_and_summed_up_with_their_reason() {
         "    ✗ t3 timed-out: the turn's deadline passed before an answer was accepted; last stderr line: waiting for the network\n",
     );
 }
+
+/// A sandboxed agent's row is marked with its sandbox's provider and its worktree's branch.
+#[test]
+fn a_sandboxed_worktree_agents_row_shows_its_box_and_branch() {
+    let project = TempProject::new();
+    project
+        .script(
+            "agent.sh",
+            "#!/bin/sh\ncat > /dev/null\nwhile [ ! -e go ]; do sleep 0.05; done\n\"$AWF_WFA\" result \"$AWF_TURN\" <<'WF_JSON'\nok\nWF_JSON\n",
+        )
+        .file(
+            "wf.ts",
+            r#"export default defineWorkflow({
+  meta: { name: "boxed", description: "A boxed agent in a worktree." },
+  async run(wf) {
+    const a = await wf.agents.open({ key: "a", runtime: { command: ["./agent.sh"] }, workspace: { worktree: { branch: "fix/a" } }, sandbox: {} });
+    return (await a.run({ prompt: "Wait." })).outcome.kind;
+  },
+});
+"#,
+        );
+    for args in [
+        &["init", "--quiet", "-b", "main"][..],
+        &["add", "."],
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "--quiet",
+            "-m",
+            "first",
+        ],
+    ] {
+        let done = Command::new("git")
+            .arg("-C")
+            .arg(project.path())
+            .args(args)
+            .status()
+            .unwrap();
+        assert!(done.success(), "git {args:?}");
+    }
+    let command = format!(
+        "{} run wf.ts; echo \"[exit $?]\"; sleep 60",
+        awf_bin().display()
+    );
+    let tmux = Tmux::start(&project.path(), &command);
+    let during = tmux.wait_until("the boxed agent working", |pane| {
+        pane.contains("working on")
+    });
+    assert_has(&during, "a [bwrap] on fix/a");
+    let runs = project.path().join(".awf/runs/boxed");
+    let run = std::fs::read_dir(&runs)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    std::fs::write(run.join("worktrees/a/go"), "").unwrap();
+    let after = tmux.wait_until("awf's exit", |pane| pane.contains("[exit "));
+    assert_has(&after, "[exit 0]");
+}
