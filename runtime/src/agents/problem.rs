@@ -65,7 +65,7 @@ pub enum OpenError {
     #[error("wf.agents.open(spec): agent \"{key}\": {source}")]
     Skills {
         key: String,
-        source: crate::skills::SkillError,
+        source: Box<crate::skills::SkillError>,
     },
     /// The agent's runtime has no folder its skills could go in.
     #[error("wf.agents.open(spec): agent \"{key}\": skills need a runtime that reads skills (codex, claude, pi, gemini, opencode); {runtime} has none")]

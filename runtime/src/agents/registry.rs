@@ -355,7 +355,7 @@ impl Agents {
             skills::give(&spec.skills, &cache, skills_dir.as_deref()).map_err(|source| {
                 OpenError::Skills {
                     key: spec.key.clone(),
-                    source,
+                    source: Box::new(source),
                 }
             })?;
         let records: Vec<SkillRecord> = given.iter().map(SkillRecord::from).collect();

@@ -150,7 +150,7 @@ impl AgentSpec {
             Some(value) => {
                 crate::skills::parse_sources(value).map_err(|source| OpenError::Skills {
                     key: key.clone(),
-                    source,
+                    source: Box::new(source),
                 })?
             }
         };
