@@ -66,6 +66,8 @@ cases![
     an_open_spanning_lines_points_at_the_call,
     a_tool_spanning_lines_points_at_the_call,
     a_bad_schema_points_at_its_property,
+    // A call of something that is not a function: the name as the author wrote it.
+    calling_a_misspelt_method_names_what_was_called,
 ];
 
 fn specs() -> PathBuf {

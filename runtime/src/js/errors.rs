@@ -1,6 +1,7 @@
 //! Thrown values read into Rust: `JsError` (runtime/src/upcall/js_error.rs, plain data) made from
 //! what QuickJS caught, placed at the author's call of awf's own functions (call_site.rs) and at
-//! an import QuickJS could not link (link_error.rs).
+//! an import QuickJS could not link (link_error.rs); a bare "not a function" names what the
+//! author called (not_a_function.rs).
 
 use rquickjs::{CaughtError, Ctx, Object, Value};
 
@@ -45,6 +46,7 @@ impl JsError {
             unhandled: false,
         }
         .at_call_site();
+        let error = super::not_a_function::name_the_callee(error);
         // QuickJS's error for an import of a name its module does not export, as awf says it.
         match HostState::try_of(ctx) {
             Some(state) => link_error::place(&state, error),

@@ -27,6 +27,7 @@ mod link_error;
 mod loader;
 mod module_mocks;
 mod module_names;
+mod not_a_function;
 mod ops;
 mod source_map;
 mod transpile;
