@@ -42,6 +42,17 @@ export async function loadWorkflow({ file, shown }: { file: string; shown: strin
   return { name, description, whenToUse, version, present: loaded.present !== undefined, report: loaded.report !== undefined };
 }
 
+/**
+ * `awf list` (runtime/src/run/list.rs): the file's workflow facts, or `null` when its default
+ * export is not a workflow (a helper module); a file that fails to load throws.
+ */
+export async function inspectWorkflow({ file }: { file: string }): Promise<WorkflowFacts | null> {
+  const module = await import(file);
+  if (!("default" in module) || !isWorkflow(module.default)) return null;
+  const { name, description, whenToUse, version } = module.default.meta;
+  return { name, description, whenToUse, version, present: module.default.present !== undefined, report: module.default.report !== undefined };
+}
+
 /** What the host learns of a loaded workflow (and `awf list` prints). */
 interface WorkflowFacts {
   name: string;

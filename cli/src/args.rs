@@ -61,6 +61,8 @@ pub enum Command {
     Logs(LogsArgs),
     /// List the runs under the current directory: status, attempts, stage, and how to continue
     Runs(RunsArgs),
+    /// List the workflow files under a folder: name, description, when to use, version
+    List(ListArgs),
     /// Run test files (*.test.ts, *.spec.ts) with the bun:test API
     Test(TestArgs),
     /// Check the agent CLIs awf drives: installed, version, login or endpoint, capabilities
@@ -142,6 +144,17 @@ pub struct LogsArgs {
     /// Keep showing what the run records until it ends (a run whose awf died ends interrupted)
     #[arg(long, short)]
     pub follow: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ListArgs {
+    /// The folder to look in (its subfolders too)
+    #[arg(default_value = ".")]
+    pub dir: PathBuf,
+
+    /// Print the list as JSON
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args, Debug)]

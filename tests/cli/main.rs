@@ -28,6 +28,8 @@ mod records;
 mod stages;
 // present and report: what awf run prints, report.md on every ending, hooks that go wrong.
 mod present_report;
+// awf list: the workflows under a folder, a broken file listed with its error, --json.
+mod list;
 // typed(): compile once, refuse an invalid schema, field-level error lines; tool() checks.
 mod typed;
 // The built-in typebox against the real npm typebox 1.x (node), on tests/fixtures/typebox.

@@ -5,6 +5,7 @@ pub mod doctor;
 mod follow_up;
 pub mod init;
 mod installed;
+pub mod list;
 pub mod logs;
 pub mod run;
 pub mod runs;

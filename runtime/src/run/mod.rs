@@ -10,6 +10,7 @@
 
 mod closing;
 mod ending;
+pub mod list;
 mod watch;
 
 use std::path::PathBuf;
