@@ -48,7 +48,11 @@ fn skill_repository(dir: &Path, v1: &str) {
     git(dir, &["add", "."]);
     git(dir, &["commit", "--quiet", "-m", "v1"]);
     git(dir, &["tag", "v1"]);
-    skill(&dir.join("skills/tests"), "write-tests", "Unreleased wording");
+    skill(
+        &dir.join("skills/tests"),
+        "write-tests",
+        "Unreleased wording",
+    );
     git(dir, &["commit", "--quiet", "-am", "later"]);
 }
 
@@ -151,7 +155,9 @@ fn skills_reach(cli: Cli) {
         .map(|line| serde_json::from_str::<Value>(line).unwrap())
         .find(|e| e["event"] == "agent-opened")
         .unwrap();
-    let skills = opened["skills"].as_array().expect("agent-opened has skills");
+    let skills = opened["skills"]
+        .as_array()
+        .expect("agent-opened has skills");
     let names: Vec<&str> = skills.iter().map(|s| s["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["review", "write-tests"], "{opened}");
     assert_eq!(skills[0]["source"], review.display().to_string());
@@ -161,7 +167,10 @@ fn skills_reach(cli: Cli) {
     );
     for skill in skills {
         let digest = skill["digest"].as_str().unwrap();
-        assert!(digest.starts_with("sha256:") && digest.len() == 71, "{skill}");
+        assert!(
+            digest.starts_with("sha256:") && digest.len() == 71,
+            "{skill}"
+        );
     }
     let agent_home = PathBuf::from(opened["home"].as_str().expect("a CLI home"));
     assert!(agent_home.join("skills/review/scripts/check.sh").is_file());

@@ -33,10 +33,10 @@ pub mod outcome;
 mod problem;
 pub mod prompt;
 pub mod queue;
-pub mod stop;
 mod registry;
 mod sending;
 mod spec;
+pub mod stop;
 pub mod turn;
 
 pub use agent::Agent;

@@ -291,18 +291,23 @@ mod tests {
         )
         .unwrap();
         assert_eq!(spec.labels, Some(json!({"team": "red", "n": 2})));
-        assert!(spec.identity().iter().any(|(field, value)| *field == "labels"
-            && *value == json!({"team": "red", "n": 2})));
+        assert!(spec
+            .identity()
+            .iter()
+            .any(|(field, value)| *field == "labels" && *value == json!({"team": "red", "n": 2})));
         let err = AgentSpec::from_json(&json!({"key": "a", "runtime": "x", "labels": ["red"]}))
             .unwrap_err();
-        assert!(err.to_string().contains("labels must be a JSON object"), "{err}");
+        assert!(
+            err.to_string().contains("labels must be a JSON object"),
+            "{err}"
+        );
         assert!(err.hint().unwrap().contains("labels: {"), "{err:?}");
     }
 
     #[test]
     fn an_unknown_option_names_the_closest_known_one() {
-        let err = AgentSpec::from_json(&json!({"key": "a", "runtime": "x", "label": {}}))
-            .unwrap_err();
+        let err =
+            AgentSpec::from_json(&json!({"key": "a", "runtime": "x", "label": {}})).unwrap_err();
         assert_eq!(
             err.to_string(),
             "wf.agents.open(spec): unknown option `label`"
@@ -312,8 +317,8 @@ mod tests {
         for known in OPEN_OPTIONS {
             assert!(hint.contains(known), "{hint} lacks {known}");
         }
-        let far = AgentSpec::from_json(&json!({"key": "a", "runtime": "x", "zzzzzzzz": 1}))
-            .unwrap_err();
+        let far =
+            AgentSpec::from_json(&json!({"key": "a", "runtime": "x", "zzzzzzzz": 1})).unwrap_err();
         assert!(far.hint().unwrap().starts_with("it takes key, runtime"));
     }
 

@@ -301,7 +301,14 @@ mod tests {
         );
         let err = |v: Value| read_settings(v).unwrap_err().message;
         assert!(err(json!({})).contains("give a model or an effort"));
-        assert!(err(json!({"harness": "codex"})).contains("`harness` cannot be changed"));
+        let harness = read_settings(json!({"harness": "codex"})).unwrap_err();
+        assert!(harness
+            .message
+            .contains("agent.set(spec): unknown option `harness`"));
+        assert!(harness.data.unwrap()["hint"]
+            .as_str()
+            .unwrap()
+            .contains("it takes model, effort"));
         assert!(err(json!({"effort": ""})).contains("effort must be a non-empty string"));
         assert!(err(json!("x")).contains("must be an object"));
     }
