@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use super::agents::{agent_of, read_timeout, run_of, unknown_option};
 use crate::agents::compaction::{self, CompactRequest};
 use crate::agents::fork::{self, ForkRequest};
-use crate::agents::{read_labels, turn, Agent};
+use crate::agents::{read_labels, turn, Agent, OPEN_OPTIONS};
 use crate::harness::{Can, Settings};
 use crate::js::engine::{async_op, HostState, Json, OpCode, OpDecl, OpError};
 use crate::tools::ToolSet;
@@ -267,6 +267,13 @@ fn read_settings(value: Value) -> Result<Settings, OpError> {
         ));
     };
     if let Some(other) = map.keys().find(|k| !SET_OPTIONS.contains(&k.as_str())) {
+        // An option of `open` (or the harness its `runtime` names) is known but fixed for the
+        // agent's life: say so, not "unknown".
+        if other == "harness" || OPEN_OPTIONS.contains(&other.as_str()) {
+            return Err(invalid(format!(
+                "`{other}` cannot be changed (only model and effort)"
+            )));
+        }
         return Err(unknown_option("agent.set(spec)", other, SET_OPTIONS));
     }
     let word = |field: &str| match map.get(field) {
@@ -301,14 +308,15 @@ mod tests {
         );
         let err = |v: Value| read_settings(v).unwrap_err().message;
         assert!(err(json!({})).contains("give a model or an effort"));
-        let harness = read_settings(json!({"harness": "codex"})).unwrap_err();
-        assert!(harness
+        assert!(err(json!({"harness": "codex"})).contains("`harness` cannot be changed"));
+        let typo = read_settings(json!({"modle": "m"})).unwrap_err();
+        assert!(typo
             .message
-            .contains("agent.set(spec): unknown option `harness`"));
-        assert!(harness.data.unwrap()["hint"]
+            .contains("agent.set(spec): unknown option `modle`"));
+        assert!(typo.data.unwrap()["hint"]
             .as_str()
             .unwrap()
-            .contains("it takes model, effort"));
+            .contains("did you mean `model`?"));
         assert!(err(json!({"effort": ""})).contains("effort must be a non-empty string"));
         assert!(err(json!("x")).contains("must be an object"));
     }
