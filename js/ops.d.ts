@@ -116,7 +116,7 @@ declare module "awf:ops" {
   export function stage_end(args: { run: number; name: string; outcome: "succeeded" | "failed" | "stopped"; value?: unknown; summary?: string; reason?: string }): void;
 
   // agentswf/testing
-  export function test_run_open(options: { name: string; file: string; cwd: string | null; timeoutMs: number; recorded: Record<string, unknown> | null; fromStage: string | null }): unknown;
+  export function test_run_open(options: { name: string; file: string; cwd: string | null; timeoutMs: number; recorded: Record<string, unknown> | null; fromStage: string | null; runtimes: Record<string, Record<string, unknown>> | null }): unknown;
   export function test_run_close(run: { run: number }): Pending<void>;
   export function test_exchange(exchange: { run: number; agent: string; request: object }): Pending<unknown>;
   export function run_events(run: number, from: number): unknown;

@@ -78,6 +78,23 @@ declare module "agentswf/testing" {
     timedOut(reason?: string): Script;
     /** Holds the turn until its deadline (or the stall check fails the test). */
     hang(): Script;
+    /**
+     * The agent's CLI has no login (to `provider`, when given): the turn ends `blocked`, as a
+     * real CLI's refused login does, with no check-in. For an agent that runs a command (never
+     * blocked in awf) it fails the test.
+     */
+    needsLogin(provider?: string): Script;
+    /**
+     * The agent says it still works on the turn (`wfa waiting`, recorded in the turn's
+     * `waiting`; it never moves the deadline), then its run ends without an answer, so a
+     * check-in follows. `timeout`: `"2m"` or milliseconds, as `wfa waiting --timeout`.
+     */
+    waiting(reason: string, timeout?: string | number): Script;
+    /**
+     * agentswf's operator interrupt of its caller session. awf has no caller session, and
+     * Ctrl-C cancels the whole run: it throws, saying so (docs/testing.md).
+     */
+    interrupted(): never;
   };
 
   export interface TestOptions {
@@ -101,10 +118,28 @@ declare module "agentswf/testing" {
      * the compaction giving one (or `reply.failed(reason)`, `reply.timedOut()`). Default `""`.
      */
     compactions?: { [key: string]: Compaction };
+    /**
+     * Runtime aliases for this test (a test reads no config file): name to `{ runtime, model?,
+     * effort? }` as in `.awf/config.json`, or agentswf's `{ harness, model?, effort? }`.
+     * `runtime: "<name>"` and `{ alias: "<name>", model?, effort? }` open that CLI (scripted).
+     */
+    runtimes?: { [name: string]: RuntimeAlias };
   }
 
+  /** One alias of `testWorkflow`'s `runtimes` option; give `runtime` or `harness`. */
+  export interface RuntimeAlias {
+    /** The agent CLI it names: codex, claude, gemini, pi or opencode. */
+    runtime?: string;
+    /** agentswf's spelling of `runtime`. */
+    harness?: string;
+    model?: string;
+    effort?: string;
+  }
+
+  /** A compaction's answer: a summary, `answer("summary")` (agentswf's spelling), or a function of the compaction. */
   export type Compaction =
     | string
+    | Script
     | ((compaction: { agent: string; focus: string; n: number }) => string | Script | Promise<string | Script>);
 
   /** A fork of a tested run: `agent` on a copy of `from`'s session. */
@@ -161,6 +196,8 @@ declare module "agentswf/testing" {
     effort?: string;
     /** Whether a check-in happened. */
     checkIn: boolean;
+    /** The reasons the agent said it was still working (`wfa waiting`, `reply.waiting`), in order. */
+    waiting?: string[];
     /** `answered`, `unanswered`, `blocked`, `timed-out`, `failed` or `cancelled`; `ended` for a message turn. */
     outcome: string;
     detail?: string;

@@ -2,6 +2,7 @@
 // turns, calls, messages, stages, logs and agents read from the run's events (testing.ts plays
 // the scripts; this file only reads what happened).
 
+import { messageOf } from "./script_player.ts";
 import { compactionRecords, forkRecords, setRecords, type CompactionRecord, type ForkRecord, type SetRecord } from "./session_records.ts";
 
 export type { CompactionRecord, ForkRecord, SetRecord };
@@ -74,6 +75,8 @@ export interface TurnRecord {
   model?: string;
   effort?: string;
   checkIn: boolean;
+  /** The reasons the agent said it was still working (`wfa waiting`, `reply.waiting`), in order. */
+  waiting?: string[];
   outcome: string;
   detail?: string;
   /** A message turn (`agent.send`): its message. */
@@ -148,7 +151,7 @@ export class TestRun<R = unknown> {
   get value(): R {
     if (this.stopped) throw new Error(`the workflow stopped: ${this.stopped.reason}`);
     if (this.#failed) {
-      const message = this.#error instanceof Error ? this.#error.message : String(this.#error);
+      const message = messageOf(this.#error);
       throw new Error(`the workflow failed: ${message}`, { cause: this.#error });
     }
     return this.#value as R;
@@ -252,6 +255,9 @@ function turnRecords(events: Record<string, any>[], prompts: Map<string, { promp
     } else if (e.event === "check-in") {
       const record = records.get(e.turn);
       if (record) record.checkIn = true;
+    } else if (e.event === "waiting") {
+      const record = records.get(e.turn);
+      if (record) (record.waiting ??= []).push(e.reason);
     } else if (e.event === "turn-settled") {
       const record = records.get(e.turn) ?? { agent: e.agent, turn: e.turn, n: 0, checkIn: false, outcome: e.outcome };
       record.outcome = e.outcome;

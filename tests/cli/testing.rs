@@ -158,7 +158,7 @@ fn every_test_of_the_scripted_messages_passes() {
 /// Forks, compactions and settings under `awf test`: tests/fixtures/testing-forks.
 #[test]
 fn forks_compactions_and_settings_can_be_scripted() {
-    assert_fixture_passes("tests/fixtures/testing-forks", 7);
+    assert_fixture_passes("tests/fixtures/testing-forks", 8);
 }
 
 /// A sibling's failure cancelling scripted turns whose answers are on their way (issue 27 item
@@ -174,4 +174,12 @@ fn an_answer_racing_a_cancel_never_fails_the_test() {
 #[test]
 fn the_test_api_shows_agents_and_turns_with_labels_and_check_ins() {
     assert_fixture_passes("tests/fixtures/testing-turns", 5);
+}
+
+/// testWorkflow's `runtimes` option (aliases in a test) and the replies awf has a state for:
+/// `reply.needsLogin` (blocked), `reply.waiting` (recorded, then a check-in), and
+/// `reply.interrupted`, refused with the reason: tests/fixtures/testing-runtimes.
+#[test]
+fn a_test_defines_runtime_aliases_and_scripts_logins_and_waiting() {
+    assert_fixture_passes("tests/fixtures/testing-runtimes", 11);
 }

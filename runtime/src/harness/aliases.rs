@@ -135,51 +135,50 @@ pub fn read(file: &Path, text: &str) -> Result<Aliases, ConfigError> {
     };
     for (name, spec) in runtimes {
         let needle = format!("\"{name}\"");
-        let wrong = |why: String| at(Some(&needle), format!("alias `{name}`: {why}"));
-        let Some(fields) = spec.as_object() else {
-            return Err(wrong(
-                "must be an object { runtime, model?, effort? }".into(),
-            ));
-        };
-        if let Some(other) = fields
-            .keys()
-            .find(|k| !["runtime", "model", "effort"].contains(&k.as_str()))
-        {
-            return Err(wrong(format!(
-                "unknown key `{other}`; an alias has runtime, model and effort"
-            )));
-        }
-        let word = |key: &str| -> Result<Option<String>, ConfigError> {
-            match fields.get(key) {
-                None | Some(Value::Null) => Ok(None),
-                Some(Value::String(s)) if !s.trim().is_empty() => Ok(Some(s.clone())),
-                Some(other) => Err(wrong(format!(
-                    "`{key}` must be a non-empty string, not {other}"
-                ))),
-            }
-        };
-        let Some(runtime) = word("runtime")? else {
-            return Err(wrong(
-                "needs `runtime`, the agent CLI it names (codex, claude, gemini, pi, opencode)"
-                    .into(),
-            ));
-        };
-        if super::registry::cli(&runtime).is_none() {
-            return Err(wrong(format!(
-                "`runtime` \"{runtime}\" is not an agent CLI awf drives (codex, claude, gemini, pi, opencode)"
-            )));
-        }
-        aliases.insert(
-            name.clone(),
-            Alias {
-                runtime,
-                model: word("model")?,
-                effort: word("effort")?,
-                from: file.to_path_buf(),
-            },
-        );
+        let alias =
+            alias(spec, file).map_err(|why| at(Some(&needle), format!("alias `{name}`: {why}")))?;
+        aliases.insert(name.clone(), alias);
     }
     Ok(aliases)
+}
+
+/// One alias of `spec` (`{ runtime, model?, effort? }`), defined in `from` (a config file, or a
+/// test's `runtimes` option); the error says what is wrong with it.
+pub fn alias(spec: &Value, from: &Path) -> Result<Alias, String> {
+    let Some(fields) = spec.as_object() else {
+        return Err("must be an object { runtime, model?, effort? }".into());
+    };
+    if let Some(other) = fields
+        .keys()
+        .find(|k| !["runtime", "model", "effort"].contains(&k.as_str()))
+    {
+        return Err(format!(
+            "unknown key `{other}`; an alias has runtime, model and effort"
+        ));
+    }
+    let word = |key: &str| -> Result<Option<String>, String> {
+        match fields.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) if !s.trim().is_empty() => Ok(Some(s.clone())),
+            Some(other) => Err(format!("`{key}` must be a non-empty string, not {other}")),
+        }
+    };
+    let Some(runtime) = word("runtime")? else {
+        return Err(
+            "needs `runtime`, the agent CLI it names (codex, claude, gemini, pi, opencode)".into(),
+        );
+    };
+    if super::registry::cli(&runtime).is_none() {
+        return Err(format!(
+            "`runtime` \"{runtime}\" is not an agent CLI awf drives (codex, claude, gemini, pi, opencode)"
+        ));
+    }
+    Ok(Alias {
+        runtime,
+        model: word("model")?,
+        effort: word("effort")?,
+        from: from.to_path_buf(),
+    })
 }
 
 #[cfg(test)]

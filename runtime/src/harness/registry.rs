@@ -64,24 +64,40 @@ pub struct OpenContext<'a> {
 /// would check it; its program is not looked up.
 pub trait StandIn: Send + Sync {
     /// The harness of an agent whose spec declared the runtime `declared`, which can do what
-    /// `capabilities` says (and is the agent CLI `cli`, when it is one).
+    /// `capabilities` says (and is the agent CLI `cli`, when it is one, with the model and
+    /// effort the spec or its alias chose).
     fn harness(
         &self,
         declared: &Value,
         capabilities: &'static Capabilities,
         cli: Option<&'static CliInfo>,
+        settings: StandInSettings,
     ) -> Arc<dyn Harness>;
+}
+
+/// The model and effort a stand-in's agent was given (by its spec or its alias).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StandInSettings {
+    pub model: Option<String>,
+    pub effort: Option<String>,
 }
 
 /// The harness for an agent spec's `runtime`.
 pub fn resolve(spec: &Value, open: &OpenContext<'_>) -> Result<Arc<dyn Harness>, RuntimeError> {
     let chosen = read(spec, open.overrides)?;
     if let Some(stand_in) = open.stand_in {
-        let (capabilities, cli) = match &chosen {
-            Chosen::Command(_) => (&command::CAPABILITIES, None),
-            Chosen::Cli(info, _) => (info.capabilities, Some(*info)),
+        let (capabilities, cli, settings) = match chosen {
+            Chosen::Command(_) => (&command::CAPABILITIES, None, StandInSettings::default()),
+            Chosen::Cli(info, settings) => (
+                info.capabilities,
+                Some(info),
+                StandInSettings {
+                    model: settings.model,
+                    effort: settings.effort,
+                },
+            ),
         };
-        return Ok(stand_in.harness(spec, capabilities, cli));
+        return Ok(stand_in.harness(spec, capabilities, cli, settings));
     }
     match chosen {
         Chosen::Command(argv) => {

@@ -73,6 +73,8 @@ const SOURCES: &[(&str, &str)] = builtins![
     "node/util",
     "agentswf/session_records",
     "agentswf/index",
+    "agentswf/script_player",
+    "agentswf/scripts",
     "agentswf/test_run",
     "agentswf/testing",
     "agentswf/workflow",

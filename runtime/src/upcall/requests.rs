@@ -41,6 +41,8 @@ pub struct ScriptTurn<'a> {
     pub schema: Option<&'a Value>,
     #[serde(rename = "checkIn")]
     pub check_in: bool,
+    /// The agent CLI the agent's spec declared, or `None` for a command.
+    pub harness: Option<&'a str>,
     /// Unix milliseconds.
     pub deadline: u64,
     pub message: Option<Value>,

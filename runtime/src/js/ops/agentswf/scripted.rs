@@ -22,7 +22,7 @@ use serde_json::{json, Value};
 
 use crate::cancel::until_cancelled;
 use crate::harness::cli::{self, CliInfo};
-use crate::harness::registry::StandIn;
+use crate::harness::registry::{StandIn, StandInSettings};
 use crate::harness::{
     Attempt, AttemptEnd, AttemptReport, BoxFuture, Capabilities, Compacted, Forked, Harness, OpEnd,
     RuntimeError, SessionOp, Settings,
@@ -44,6 +44,7 @@ impl StandIn for Scripts {
         declared: &Value,
         capabilities: &'static Capabilities,
         cli: Option<&'static CliInfo>,
+        settings: StandInSettings,
     ) -> Arc<dyn Harness> {
         Arc::new(Scripted {
             workflow: self.workflow.clone(),
@@ -51,6 +52,7 @@ impl StandIn for Scripts {
             declared: declared.clone(),
             capabilities,
             cli,
+            settings,
         })
     }
 }
@@ -65,6 +67,8 @@ pub struct Scripted {
     pub capabilities: &'static Capabilities,
     /// The declared CLI, whose effort levels `agent.set` is checked against.
     pub cli: Option<&'static CliInfo>,
+    /// The model and effort it plays with: its spec's or its alias's, then `agent.set`'s.
+    pub settings: StandInSettings,
 }
 
 impl Harness for Scripted {
@@ -72,8 +76,20 @@ impl Harness for Scripted {
         "scripted"
     }
 
+    /// `{ kind: "scripted", declared, harness?, model?, effort? }`: the spec as written, and
+    /// the CLI, model and effort it resolved to (an alias expanded), as a real CLI's record has them.
     fn describe(&self) -> Value {
-        json!({ "kind": "scripted", "declared": self.declared })
+        let mut described = json!({ "kind": "scripted", "declared": self.declared });
+        if let Some(info) = self.cli {
+            described["harness"] = json!(info.name);
+        }
+        if let Some(model) = &self.settings.model {
+            described["model"] = json!(model);
+        }
+        if let Some(effort) = &self.settings.effort {
+            described["effort"] = json!(effort);
+        }
+        described
     }
 
     fn capabilities(&self) -> &'static Capabilities {
@@ -144,18 +160,15 @@ impl Harness for Scripted {
         if let Some(level) = &settings.effort {
             cli::check_effort(info, level)?;
         }
-        let mut declared = match &self.declared {
-            Value::Object(map) => Value::Object(map.clone()),
-            _ => json!({ "harness": info.name }),
-        };
+        let mut played = self.settings.clone();
         if let Some(model) = &settings.model {
-            declared["model"] = json!(model);
+            played.model = Some(model.clone());
         }
         if let Some(effort) = &settings.effort {
-            declared["effort"] = json!(effort);
+            played.effort = Some(effort.clone());
         }
         Ok(Arc::new(Scripted {
-            declared,
+            settings: played,
             ..self.clone()
         }))
     }
@@ -185,6 +198,7 @@ impl Scripted {
             prompt: attempt.author_prompt,
             schema: attempt.schema.map(|s| s.raw()),
             check_in: attempt.launch.check_in,
+            harness: self.cli.map(|info| info.name),
             deadline: deadline_ms,
             message: attempt.message.map(|m| m.to_json()),
         };

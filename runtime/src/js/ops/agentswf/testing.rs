@@ -11,6 +11,7 @@ use serde_json::json;
 use super::scripted::Scripts;
 use crate::channel::client;
 use crate::channel::wire::Request;
+use crate::harness::aliases::{self, Aliases};
 use crate::harness::RuntimeOverrides;
 use crate::js::engine::{async_op, sync_op, HostState, OpCode, OpDecl, OpError};
 use crate::paths::make_temp_dir;
@@ -38,16 +39,23 @@ struct TestRunOptions {
     /// the run is a continue over these records.
     recorded: Option<serde_json::Map<String, serde_json::Value>>,
     from_stage: Option<String>,
+    /// Runtime aliases of the test (`runtimes`): name to `{ runtime, model?, effort? }`.
+    runtimes: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
-/// `test_run_open({ name, file, cwd, timeoutMs, recorded, fromStage })`: a scripted run; `cwd`
-/// null means a new temp folder, removed at the run's end (as are its records). With `recorded`
-/// or `fromStage` it is attempt 2 of a run whose attempt 1 recorded those stages as succeeded.
+/// `test_run_open({ name, file, cwd, timeoutMs, recorded, fromStage, runtimes })`: a scripted
+/// run; `cwd` null means a new temp folder, removed at the run's end (as are its records). With
+/// `recorded` or `fromStage` it is attempt 2 of a run whose attempt 1 recorded those stages as
+/// succeeded. Its runtime aliases are `runtimes`' only: a test reads no config file.
 fn test_run_open(
     state: &Rc<HostState>,
     options: TestRunOptions,
 ) -> Result<serde_json::Value, OpError> {
     let name = options.name.unwrap_or_else(|| "workflow".to_string());
+    let overrides = RuntimeOverrides {
+        aliases: test_aliases(options.runtimes.unwrap_or_default())?,
+        ..RuntimeOverrides::default()
+    };
     let timeout = crate::duration::clamp_millis(options.timeout_ms.unwrap_or(1_800_000.0));
     let io = |what: &str, e: std::io::Error| {
         OpError::type_error(format!("testWorkflow: cannot {what}: {e}"))
@@ -107,7 +115,7 @@ fn test_run_open(
         cwd: &cwd,
         argv: &[],
         timeout,
-        overrides: RuntimeOverrides::default(),
+        overrides,
         upcall: Arc::new(state.requester()),
         mode: RunMode::Scripted {
             scripts: Arc::new(Scripts {
@@ -124,6 +132,21 @@ fn test_run_open(
     Ok(
         json!({ "run": handle, "runId": run.id, "cwd": cwd.display().to_string(), "attempt": run.attempt }),
     )
+}
+
+/// The aliases of a test's `runtimes` option, each checked as a config file's alias is.
+fn test_aliases(runtimes: serde_json::Map<String, serde_json::Value>) -> Result<Aliases, OpError> {
+    let from = PathBuf::from("testWorkflow's runtimes option");
+    let mut aliases = Aliases::new();
+    for (name, spec) in runtimes {
+        let alias = aliases::alias(&spec, &from).map_err(|why| {
+            OpError::type_error(format!(
+                "testWorkflow: runtimes.{name} {why}; e.g. {{ runtime: \"claude\", model: \"haiku\", effort: \"low\" }}"
+            ))
+        })?;
+        aliases.insert(name, alias);
+    }
+    Ok(aliases)
 }
 
 fn run_of(state: &HostState, handle: u64) -> Result<Arc<Run>, OpError> {
