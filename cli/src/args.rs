@@ -252,6 +252,12 @@ pub struct RunArgs {
     #[arg(long, value_name = "NAMES", num_args = 0..=1, require_equals = true, help_heading = "Sandbox")]
     pub allow_env: Option<Option<String>>,
 
+    /// Run every agent in the sandbox this JSON file describes (the fields of an inline
+    /// `sandbox`: write, read, network; paths relative to the file's folder); a workflow that
+    /// opens a sandbox of its own is refused. --continue keeps the one the run had
+    #[arg(long, value_name = "FILE", help_heading = "Sandbox")]
+    pub agent_sandbox: Option<PathBuf>,
+
     /// Words for the workflow, after `--`: prepare({ argv }) gets them
     #[arg(last = true, value_name = "WORDS")]
     pub words: Vec<String>,

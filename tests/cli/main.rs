@@ -106,6 +106,8 @@ mod agent_sandbox_live;
 mod sandbox_network;
 // A sandboxed agent's network through a workflow: a granted port, none, a bad entry (issue 26).
 mod agent_sandbox_network;
+// `awf run --agent-sandbox FILE`: every agent in the operator's sandbox, a workflow's own refused (issue 26).
+mod agent_sandbox_operator;
 // Agent worktrees: kept and removed as asked, swept after kill -9 (issue 26).
 mod worktrees;
 // What a boxed agent cannot reach (a peer's socket, other runs, its run's records); a boxed

@@ -2,14 +2,30 @@
 //! `sandbox` (inline, or a `wf.sandboxes.open` reference) and `run.agentOf(key).sandbox` says
 //! what each was granted (tests/fixtures/testing-sandbox); the fixture type-checks against
 //! typings/agentswf.d.ts and agentswf-testing.d.ts (`sandbox`, `wf.sandboxes.open`,
-//! `SandboxRef`, `run.agentOf(key).sandbox`).
+//! `SandboxRef`, `run.agentOf(key).sandbox`). A scripted agent runs no process, so none of it
+//! needs bubblewrap: the fixture also passes with nothing on PATH.
 
 use crate::typings::tsc_with;
-use crate::util::{assert_fixture_passes, workspace, TempProject};
+use crate::util::{assert_fixture_passes, awf_bin, workspace, AwfCommand, TempProject};
 
 #[test]
 fn scripted_agents_take_sandboxes_and_the_test_reads_what_each_was_granted() {
-    assert_fixture_passes("tests/fixtures/testing-sandbox", 2);
+    assert_fixture_passes("tests/fixtures/testing-sandbox", 3);
+}
+
+#[test]
+fn sandboxes_and_worktrees_under_test_need_no_bubblewrap() {
+    let project = TempProject::new();
+    let path = project.path().join("empty-path");
+    std::fs::create_dir_all(&path).unwrap();
+    let ran = AwfCommand::new(awf_bin())
+        .args(&["test", "tests/fixtures/testing-sandbox"])
+        .current_dir(&workspace())
+        .env("PATH", &path)
+        .run();
+    ran.assert_success();
+    let last = ran.stdout.trim_end().lines().last().unwrap_or_default();
+    assert_eq!(last, "3 passed, 0 failed", "{}", ran.stdout);
 }
 
 #[test]

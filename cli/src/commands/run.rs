@@ -12,6 +12,10 @@ use awf_runtime::harness::{aliases, RuntimeOverrides};
 use awf_runtime::js::{Grant, Permissions, SandboxGrants};
 use awf_runtime::progress::{summary, LiveView, ViewOptions};
 use awf_runtime::run::{self, ContinueWhich, Ending, RunOptions};
+use awf_runtime::sandbox::bubblewrap::Bubblewrap;
+use awf_runtime::sandbox::operator::{self, OperatorSandbox};
+use awf_runtime::sandbox::user_home;
+use awf_runtime::Hint;
 
 use super::follow_up::FollowUp;
 use crate::args::{ColorChoice, RunArgs};
@@ -36,6 +40,7 @@ fn start(args: RunArgs, color: ColorChoice) -> Result<i32, Failure> {
     overrides.aliases = aliases::load(&cwd).map_err(|e| {
         Failure::usage(anyhow!("runtime aliases: {e}")).with_hint(aliases::CONFIG_HINT)
     })?;
+    let agent_sandbox = agent_sandbox(args.agent_sandbox.as_deref(), &cwd)?;
     let terminal = std::io::stderr().is_terminal();
     let view = (!args.quiet).then(|| {
         Arc::new(LiveView::new(ViewOptions {
@@ -60,6 +65,7 @@ fn start(args: RunArgs, color: ColorChoice) -> Result<i32, Failure> {
         cwd_given,
         from_stage: args.from_stage,
         fresh_stages: args.fresh_stages,
+        agent_sandbox,
     };
     // Many agents, each with connections and pipes, need more than a 1024-file default.
     awf_runtime::os::raise_open_files_limit();
@@ -179,6 +185,23 @@ fn sandbox(args: &RunArgs, cwd: &Path) -> Option<Permissions> {
     };
     let sandboxed = args.sandbox || grants != SandboxGrants::default();
     sandboxed.then(|| Permissions::sandbox(cwd, grants))
+}
+
+/// `--agent-sandbox FILE`, read and checked before the run starts (a path relative to the
+/// current directory), with bubblewrap found able to confine here.
+fn agent_sandbox(file: Option<&Path>, cwd: &Path) -> Result<Option<OperatorSandbox>, Failure> {
+    let Some(file) = file else {
+        return Ok(None);
+    };
+    let operator = OperatorSandbox::read(file, cwd, user_home().as_deref()).map_err(|e| {
+        let hint = e.hint.clone();
+        Failure::usage(e).with_hint(hint)
+    })?;
+    Bubblewrap::find(operator::KEY).map_err(|e| {
+        Failure::usage(anyhow!("--agent-sandbox {}: {e}", file.display()))
+            .with_hint(e.hint().unwrap_or_default())
+    })?;
+    Ok(Some(operator))
 }
 
 fn resolve_cwd(cwd: Option<PathBuf>) -> Result<PathBuf, Failure> {

@@ -24,7 +24,8 @@ use crate::harness::registry::{OpenContext, StandIn};
 use crate::harness::{self, Harness, RuntimeOverrides, Usage};
 use crate::records::run_files::PriorSession;
 use crate::records::{Event, RunDir};
-use crate::sandbox::{self, AgentBox, AgentPlace, Sandbox, SandboxError, SandboxSpec};
+use crate::sandbox::operator::OperatorSandbox;
+use crate::sandbox::{self, AgentBox, AgentPlace, Purpose, Sandbox, SandboxError, SandboxSpec};
 use crate::skills::{self, SkillRecord};
 use crate::upcall::Upcall;
 use crate::worktree::{Ledger, Place, Worktree};
@@ -43,6 +44,9 @@ pub struct RunLink {
     pub overrides: RuntimeOverrides,
     /// A test run: every agent is played by the test's scripts (js/agentswf/testing.ts).
     pub scripted: Option<Arc<dyn StandIn>>,
+    /// `awf run --agent-sandbox`: every agent runs in this sandbox, and the workflow may open
+    /// none of its own.
+    pub operator_sandbox: Option<OperatorSandbox>,
     /// A continued run: the native session each agent key had in an earlier attempt; an agent
     /// opened under that key resumes it when its harness is the same and can resume.
     pub resume: HashMap<String, PriorSession>,
@@ -69,6 +73,8 @@ pub struct Agents {
     by_key: Mutex<HashMap<String, Arc<Agent>>>,
     /// The sandboxes `wf.sandboxes.open` made, by key, for agents to share.
     sandboxes: Mutex<HashMap<String, Arc<Sandbox>>>,
+    /// The operator's sandbox (`--agent-sandbox`), opened at the first agent's open.
+    operator_box: OnceLock<Result<Arc<Sandbox>, SandboxError>>,
     /// The skills each agent was given, by key, as agent-opened records them (a fork's are its
     /// parent's: they are in the CLI home it shares).
     skills: Mutex<HashMap<String, Value>>,
@@ -109,6 +115,7 @@ impl Agents {
             control: OnceLock::new(),
             by_key: Mutex::default(),
             sandboxes: Mutex::default(),
+            operator_box: OnceLock::new(),
             skills: Mutex::default(),
             next_turn: AtomicU64::new(1),
         }
@@ -159,13 +166,25 @@ impl Agents {
         let worktree = self.make_worktree(&spec, &cwd)?;
         let cwd = worktree.as_ref().map_or(cwd, |made| made.cwd.clone());
         let mut sandbox = match &spec.sandbox {
-            None => None,
+            None => match &self.link.operator_sandbox {
+                Some(operator) => Some(self.operator_box(operator)?),
+                None => None,
+            },
+            Some(_) if self.link.operator_sandbox.is_some() => {
+                return Err(self
+                    .operator_chose(format!(
+                        "wf.agents.open(spec): agent \"{}\": sandbox",
+                        spec.key
+                    ))
+                    .into())
+            }
             Some(SandboxChoice::Inline(inline)) => Some(Arc::new(Sandbox::open(
                 format!("agent:{}", spec.key),
                 inline.clone(),
                 &cwd,
                 sandbox::user_home().as_deref(),
                 self.control()?.0.path(),
+                self.sandbox_purpose(),
             )?)),
             Some(SandboxChoice::Shared(key)) => Some(
                 self.sandboxes
@@ -179,11 +198,11 @@ impl Agents {
                     })?,
             ),
         };
-        // A worktree agent's own box lets git commit on its branch; a shared box grants only
-        // what it was opened with.
-        if let (Some(SandboxChoice::Inline(_)), Some(made), Some(boxed)) =
-            (&spec.sandbox, &worktree, sandbox.as_mut())
-        {
+        // A worktree agent's own box, or its copy of the operator's, lets git commit on its
+        // branch; a box shared by wf.sandboxes.open grants only what it was opened with.
+        let own_box = matches!(spec.sandbox, Some(SandboxChoice::Inline(_)))
+            || self.link.operator_sandbox.is_some();
+        if let (true, Some(made), Some(boxed)) = (own_box, &worktree, sandbox.as_mut()) {
             let write = &mut Arc::make_mut(boxed).write;
             for grant in made.git_dir_grants() {
                 if !write.contains(&grant) {
@@ -279,6 +298,9 @@ impl Agents {
                 field: "key",
             });
         };
+        if self.link.operator_sandbox.is_some() {
+            return Err(self.operator_chose("wf.sandboxes.open(spec)".into()));
+        }
         let mut sandboxes = self.sandboxes.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(open) = sandboxes.get(&key) {
             if open.spec != spec {
@@ -296,9 +318,49 @@ impl Agents {
             &self.link.cwd,
             sandbox::user_home().as_deref(),
             control.0.path(),
+            self.sandbox_purpose(),
         )?);
         sandboxes.insert(key, sandbox.clone());
         Ok(sandbox)
+    }
+
+    /// The operator's sandbox (`--agent-sandbox`), opened once for every agent of the run.
+    fn operator_box(&self, operator: &OperatorSandbox) -> Result<Arc<Sandbox>, OpenError> {
+        let control = self.control()?.0.path();
+        let opened = self.operator_box.get_or_init(|| {
+            let mut sandbox = Sandbox::open(
+                sandbox::operator::KEY.to_string(),
+                operator.spec.clone(),
+                &operator.folder(),
+                sandbox::user_home().as_deref(),
+                control,
+                self.sandbox_purpose(),
+            )?;
+            sandbox.from = Some(operator.file.clone());
+            Ok(Arc::new(sandbox))
+        });
+        Ok(opened.clone()?)
+    }
+
+    /// The refusal of a sandbox the workflow opens (`what`) in a run under `--agent-sandbox`.
+    fn operator_chose(&self, what: String) -> SandboxError {
+        SandboxError::OperatorChose {
+            what,
+            file: self
+                .link
+                .operator_sandbox
+                .as_ref()
+                .map(|o| o.file.clone())
+                .unwrap_or_default(),
+        }
+    }
+
+    /// Sandboxes of `awf test` are only recorded: its scripted agents run no process.
+    fn sandbox_purpose(&self) -> Purpose {
+        match self.link.scripted {
+            Some(_) => Purpose::Record,
+            None => Purpose::Confine,
+        }
     }
 
     /// The agent's own CLI home (`<run>/agents/<key>/home`, kept across `--continue`), made

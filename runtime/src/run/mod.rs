@@ -25,6 +25,7 @@ use crate::harness::RuntimeOverrides;
 use crate::js::{CallEnd, ConsoleTarget, HostConfig, JsError, JsHost};
 use crate::limits::SIGNAL_ABORT_GRACE;
 use crate::records::time;
+use crate::sandbox::operator::OperatorSandbox;
 use crate::workflow::attempt::{self, AttemptFacts, ContinueAsk};
 use crate::workflow::run::{Run, RunMode, RunSpec};
 use crate::workflow::sources;
@@ -65,6 +66,8 @@ pub struct RunOptions {
     pub from_stage: Option<String>,
     /// `--fresh-stages`: reuse no stage.
     pub fresh_stages: bool,
+    /// `--agent-sandbox FILE`, read: every agent runs in this sandbox.
+    pub agent_sandbox: Option<OperatorSandbox>,
 }
 
 /// How a run ended, for the CLI to print.
@@ -152,6 +155,10 @@ pub async fn run_started(options: RunOptions, started: StartedHost) -> RunReport
     let name = meta["name"].as_str().unwrap_or_default().to_string();
     let hooks = Hooks::of(&meta);
     let sources = sources::hashes(&file, host.state().sources.borrow().files());
+    let agent_sandbox = options
+        .agent_sandbox
+        .as_ref()
+        .map(OperatorSandbox::to_record);
     let facts = AttemptFacts {
         file: &file,
         sources: &sources,
@@ -159,6 +166,7 @@ pub async fn run_started(options: RunOptions, started: StartedHost) -> RunReport
         from_stage: options.from_stage.as_deref(),
         fresh_stages: options.fresh_stages,
         version: meta["version"].as_str(),
+        agent_sandbox: agent_sandbox.as_ref(),
     };
     let start = match &options.continue_run {
         Some(which) => {
@@ -198,6 +206,26 @@ pub async fn run_started(options: RunOptions, started: StartedHost) -> RunReport
             changed.join(", ")
         );
     }
+    // The attempt's sandbox for every agent: --agent-sandbox's, or the one a continued run kept
+    // (continue_run checked its record can be read).
+    let agent_sandbox =
+        match start.record.as_ref().map(|r| &r["flags"]["agentSandbox"]) {
+            Some(recorded) if !recorded.is_null() => {
+                match OperatorSandbox::from_record(recorded, &options.cwd) {
+                    Ok(operator) => Some(operator),
+                    Err(e) => return RunReport {
+                        ending: Ending::Failed,
+                        ..RunReport::invalid(JsError::message(
+                            "AwfError",
+                            &format!(
+                                "--agent-sandbox: the attempt's record of it cannot be read: {e}"
+                            ),
+                        ))
+                    },
+                }
+            }
+            _ => None,
+        };
     let run = match Run::open(RunSpec {
         workflow: &name,
         file: &file,
@@ -208,6 +236,7 @@ pub async fn run_started(options: RunOptions, started: StartedHost) -> RunReport
         upcall: Arc::new(host.requester()),
         mode: RunMode::Live {
             observer: options.observer.clone(),
+            agent_sandbox,
         },
         start,
     }) {

@@ -98,6 +98,15 @@ impl Bubblewrap {
         }
     }
 
+    /// The provider of a sandbox only recorded (`Purpose::Record`, scripted agents): `bwrap`
+    /// not looked for. Were a launch confined by it, it would run `bwrap` by name and fail
+    /// where bubblewrap is missing, never run unconfined.
+    pub fn unchecked() -> Bubblewrap {
+        Bubblewrap {
+            program: PathBuf::from("bwrap"),
+        }
+    }
+
     /// bwrap's arguments for `launch` in `sandbox`, up to and including `--`; `net` is what the
     /// box needs to reach its proxy, when it has one.
     fn mounts(
@@ -331,6 +340,7 @@ mod tests {
                 program: "/usr/bin/bwrap".into(),
             }),
             proxy: None,
+            from: None,
         }
     }
 

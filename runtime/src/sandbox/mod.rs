@@ -11,6 +11,7 @@
 
 pub mod bubblewrap;
 pub mod network;
+pub mod operator;
 pub mod spec;
 
 use std::path::{Path, PathBuf};
@@ -76,6 +77,13 @@ pub enum SandboxError {
     Reopened(String),
     #[error("wf.agents.open(spec): agent \"{agent}\": sandbox {sandbox:?} was not opened by wf.sandboxes.open in this run")]
     UnknownRef { agent: String, sandbox: String },
+    #[error("`{field}` has no place in an --agent-sandbox file: {why}")]
+    NotForOperator {
+        field: &'static str,
+        why: &'static str,
+    },
+    #[error("{what}: this run puts every agent in the operator's sandbox (awf run --agent-sandbox {}), so the workflow may not open its own", .file.display())]
+    OperatorChose { what: String, file: PathBuf },
 }
 
 impl Hint for SandboxError {
@@ -89,6 +97,8 @@ impl Hint for SandboxError {
             SandboxError::BadHost { error, .. } => return error.hint(),
             SandboxError::Proxy { .. } => "the proxy's sockets live in the run's control folder under /tmp: check /tmp is writable and not full, or open the sandbox with network: true".into(),
             SandboxError::Container { .. } => "remove docker/podman; the default provider (bubblewrap) needs no option".into(),
+            SandboxError::NotForOperator { field, .. } => format!("remove \"{field}\" from the file"),
+            SandboxError::OperatorChose { .. } => "run it without --agent-sandbox to let the workflow choose its sandboxes, or remove its own (`sandbox` on wf.agents.open, wf.sandboxes.open): under --agent-sandbox every agent is in the operator's".into(),
             _ => return None,
         })
     }
@@ -101,6 +111,18 @@ pub trait SandboxProvider: Send + Sync {
     fn name(&self) -> &'static str;
     /// `launch` run inside `sandbox`, with what `agent` needs of its own.
     fn confine(&self, sandbox: &Sandbox, agent: &AgentPlace, launch: Launch) -> Launch;
+}
+
+/// What a sandbox is opened for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Purpose {
+    /// Agents' processes will run in it (`awf run`): its provider is checked able to confine
+    /// here and its proxy started.
+    Confine,
+    /// Only recorded (`awf test`: scripted agents run no process): the spec is checked and its
+    /// paths resolved, the provider named but not looked for (bubblewrap need not be installed),
+    /// no proxy started.
+    Record,
 }
 
 /// A sandbox, resolved: every path absolute and existing.
@@ -120,6 +142,8 @@ pub struct Sandbox {
     /// (only its grant and its agents' model APIs pass); `None` for `network: true`. Shared by
     /// the sandbox's agents; stops when the last of them lets the sandbox go.
     pub proxy: Option<Arc<Proxy>>,
+    /// The `--agent-sandbox` file it was read from, for the operator's sandbox.
+    pub from: Option<PathBuf>,
 }
 
 impl std::fmt::Debug for dyn SandboxProvider {
@@ -133,21 +157,18 @@ impl Sandbox {
     /// sandbox, the run's for a shared one), each path against its cwd, `~` against `home`; then
     /// checks its provider can confine here; unless `network: true`, starts its proxy in a
     /// folder of its own under `control` (the run's control folder: short, so the sockets' paths
-    /// stay under the 108 bytes a Unix socket's path may have).
+    /// stay under the 108 bytes a Unix socket's path may have). Opened to be only recorded
+    /// (`Purpose::Record`), neither the provider is checked nor the proxy started.
     pub fn open(
         key: String,
         spec: SandboxSpec,
         base: &Path,
         home: Option<&Path>,
         control: &Path,
+        purpose: Purpose,
     ) -> Result<Sandbox, SandboxError> {
         let resolve = |field: &'static str, written: &str, from: &Path| {
-            let path = match (written.strip_prefix('~'), home) {
-                (Some(rest), Some(home)) if rest.is_empty() || rest.starts_with('/') => {
-                    home.join(rest.trim_start_matches('/'))
-                }
-                _ => from.join(written),
-            };
+            let path = written_path(written, from, home);
             std::fs::canonicalize(&path).map_err(|_| SandboxError::MissingPath {
                 key: key.clone(),
                 field,
@@ -171,7 +192,10 @@ impl Sandbox {
             .iter()
             .map(|p| resolve("write", p, &cwd))
             .collect::<Result<Vec<_>, _>>()?;
-        let provider = bubblewrap::Bubblewrap::find(&key)?;
+        let provider = match purpose {
+            Purpose::Confine => bubblewrap::Bubblewrap::find(&key)?,
+            Purpose::Record => bubblewrap::Bubblewrap::unchecked(),
+        };
         let grant = match &spec.network {
             Network::All => None,
             Network::None => Some(Grant::default()),
@@ -184,6 +208,7 @@ impl Sandbox {
         };
         let proxy = match grant {
             None => None,
+            Some(_) if purpose == Purpose::Record => None,
             Some(grant) => {
                 let dir = control.join(format!("net-{}", crate::channel::unguessable(6)));
                 let proxy = Proxy::start(&dir, &grant, &[]).map_err(|e| SandboxError::Proxy {
@@ -195,6 +220,7 @@ impl Sandbox {
         };
         Ok(Sandbox {
             proxy,
+            from: None,
             network: spec.network.clone(),
             provider: Arc::new(provider),
             key,
@@ -234,7 +260,7 @@ impl Sandbox {
             Network::All => json!(true),
             Network::Hosts(hosts) => json!(hosts),
         };
-        json!({
+        let mut described = json!({
             "key": self.key,
             "provider": self.provider.name(),
             "cwd": self.cwd,
@@ -242,7 +268,22 @@ impl Sandbox {
             "write": self.write,
             "network": network,
             "spec": self.spec.to_json(),
-        })
+        });
+        if let Some(file) = &self.from {
+            described["from"] = json!(file);
+        }
+        described
+    }
+}
+
+/// A path as a sandbox spec writes it, made absolute: `~` and `~/...` against `home`, anything
+/// else against `from`.
+pub fn written_path(written: &str, from: &Path, home: Option<&Path>) -> PathBuf {
+    match (written.strip_prefix('~'), home) {
+        (Some(rest), Some(home)) if rest.is_empty() || rest.starts_with('/') => {
+            home.join(rest.trim_start_matches('/'))
+        }
+        _ => from.join(written),
     }
 }
 

@@ -17,6 +17,7 @@ use serde_json::{json, Value};
 use super::stages::StagePlan;
 use crate::records::run_files::PriorSession;
 use crate::records::{reader, run_files, status, time, RunDir};
+use crate::sandbox::operator::OperatorSandbox;
 use crate::upcall::JsError;
 
 /// Which run `--continue` names.
@@ -67,6 +68,9 @@ pub struct AttemptFacts<'a> {
     pub fresh_stages: bool,
     /// The workflow's `meta.version`, recorded with the attempt and its stages.
     pub version: Option<&'a str>,
+    /// `--agent-sandbox`, as its record (`OperatorSandbox::to_record`), recorded in the
+    /// attempt's flags; a continue given none keeps the one its last attempt recorded.
+    pub agent_sandbox: Option<&'a Value>,
 }
 
 /// A new run: claims its folder and `run.json`, then attempt 1.
@@ -254,6 +258,20 @@ pub fn continue_run(
     // record of how that attempt ended.
     run_files::make_ending_durable(&found.dir).map_err(|e| cannot_write(cwd, e))?;
     let records = RunDir::reopen(&found.dir).map_err(|e| cannot_write(cwd, e))?;
+    let kept = before["flags"].get("agentSandbox").filter(|v| !v.is_null());
+    let agent_sandbox = facts.agent_sandbox.or(kept);
+    if let Some(recorded) = agent_sandbox {
+        OperatorSandbox::from_record(recorded, cwd).map_err(|e| {
+            refused(
+                format!("--continue {id}: its last attempt ran under --agent-sandbox, whose record cannot be read: {e}"),
+                &format!("give the sandbox again: `awf run {shown} --continue {id} --agent-sandbox FILE`"),
+            )
+        })?;
+    }
+    let facts = &AttemptFacts {
+        agent_sandbox,
+        ..*facts
+    };
     let record = claim_attempt(&records, attempt, facts, Claim::Wait)?;
     let changed = before.get("sources").map(|old| {
         let number = before["attempt"].as_u64().unwrap_or_default() as u32;
@@ -292,6 +310,9 @@ fn claim_attempt(
     }
     if facts.fresh_stages {
         flags["freshStages"] = json!(true);
+    }
+    if let Some(sandbox) = facts.agent_sandbox {
+        flags["agentSandbox"] = sandbox.clone();
     }
     let mut record = json!({
         "version": run_files::VERSION,

@@ -15,6 +15,7 @@ use crate::agents::{Agents, RunLink};
 use crate::harness::registry::StandIn;
 use crate::harness::RuntimeOverrides;
 use crate::records::{Event, RunDir, RunObserver};
+use crate::sandbox::operator::OperatorSandbox;
 use crate::upcall::Upcall;
 
 impl Drop for Run {
@@ -41,9 +42,11 @@ pub struct RunSpec<'a> {
 
 /// Whether agents are real processes or scripted by a test.
 pub enum RunMode {
-    /// `awf run`: `observer`, if any, watches the run as it happens (the live view).
+    /// `awf run`: `observer`, if any, watches the run as it happens (the live view);
+    /// `agent_sandbox`, the operator's sandbox every agent runs in (`--agent-sandbox`).
     Live {
         observer: Option<Arc<dyn RunObserver>>,
+        agent_sandbox: Option<OperatorSandbox>,
     },
     /// `testWorkflow`: every agent is played by the test's scripts (`scripts`); records (in a
     /// folder of their own) are also kept in memory for the test to read. `scratch` folders
@@ -80,9 +83,9 @@ impl Run {
     /// Opens the attempt on its records: the first event, the agents, the stages.
     pub fn open(spec: RunSpec<'_>) -> std::io::Result<Run> {
         let started = SystemTime::now();
-        let scripted = match &spec.mode {
-            RunMode::Scripted { scripts, .. } => Some(scripts.clone()),
-            RunMode::Live { .. } => None,
+        let (scripted, operator_sandbox) = match &spec.mode {
+            RunMode::Scripted { scripts, .. } => (Some(scripts.clone()), None),
+            RunMode::Live { agent_sandbox, .. } => (None, agent_sandbox.clone()),
         };
         let AttemptStart {
             records,
@@ -99,8 +102,9 @@ impl Run {
             RunMode::Scripted { .. } => records.keep_events(),
             RunMode::Live {
                 observer: Some(observer),
+                ..
             } => records.observe(observer.clone()),
-            RunMode::Live { observer: None } => {}
+            RunMode::Live { observer: None, .. } => {}
         }
         records.append(&Event::RunStarted {
             run_id: id.clone(),
@@ -128,6 +132,7 @@ impl Run {
             cancelled,
             overrides: spec.overrides,
             scripted,
+            operator_sandbox,
             resume: sessions,
             messages: Default::default(),
             in_flight: Default::default(),

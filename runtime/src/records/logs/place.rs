@@ -8,14 +8,19 @@ use serde_json::Value;
 use super::values::fold;
 
 /// ` in bwrap sandbox "agent:a": writes /p; network: none` for an `agent-opened` event's
-/// `sandbox`; empty when the agent was not sandboxed.
+/// `sandbox` (the operator's names its file: `sandbox "operator" from --agent-sandbox F`);
+/// empty when the agent was not sandboxed.
 pub(super) fn sandbox(sandbox: Option<&Value>) -> String {
     let Some(sandbox) = sandbox.filter(|s| s.is_object()) else {
         return String::new();
     };
     let text = |name: &str| sandbox.get(name).and_then(Value::as_str).unwrap_or("");
+    let from = match text("from") {
+        "" => String::new(),
+        file => format!(" from --agent-sandbox {file}"),
+    };
     let mut said = format!(
-        " in {} sandbox \"{}\": writes {}; network: {}",
+        " in {} sandbox \"{}\"{from}: writes {}; network: {}",
         text("provider"),
         text("key"),
         paths(sandbox.get("write")).unwrap_or_else(|| "nothing".into()),
@@ -127,6 +132,12 @@ mod tests {
         let none = json!({"at": AT, "event": "agent-opened", "agent": "c", "runtime": {"kind": "pi", "program": "pi"}, "cwd": "/p",
             "sandbox": {"key": "agent:c", "provider": "bwrap", "read": null, "write": ["/p"], "network": false}});
         assert!(line(&none).ends_with("writes /p; network: none"));
+        let operator = json!({"at": AT, "event": "agent-opened", "agent": "e", "runtime": {"kind": "pi", "program": "pi"}, "cwd": "/p",
+            "sandbox": {"key": "operator", "provider": "bwrap", "read": null, "write": ["/p"], "network": false, "from": "/ops/box.json"}});
+        assert_eq!(
+            line(&operator),
+            "18:30:58.000  e  opened (pi) in bwrap sandbox \"operator\" from --agent-sandbox /ops/box.json: writes /p; network: none"
+        );
         let free = json!({"at": AT, "event": "agent-opened", "agent": "d", "runtime": {"kind": "pi", "program": "pi"}, "cwd": "/p"});
         assert_eq!(line(&free), "18:30:58.000  d  opened (pi)");
     }
