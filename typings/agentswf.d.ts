@@ -507,12 +507,24 @@ declare module "agentswf" {
     bwrap?: {};
     /** agentswf's Anthropic sandbox runtime, which is bubblewrap on Linux: the same provider. */
     srt?: {};
+    /** Each process of the agent in a podman container: `image` (default `awf-agents`, the repository's Containerfile), `args` for `podman run`. docs/agents.md#containers */
+    podman?: ContainerProvider;
+    /** The same with docker (agentswf's spelling). */
+    docker?: ContainerProvider;
+  }
+
+  /** A container sandbox's engine options. */
+  export interface ContainerProvider {
+    /** The image to run (never pulled by awf); `awf-agents` by default. */
+    image?: string;
+    /** Given to `<engine> run` before the image, e.g. `["--memory", "2g"]`. */
+    args?: string[];
   }
 
   /** A sandbox `wf.sandboxes.open` opened: give it as agents' `sandbox` to share it. */
   export interface SandboxRef {
     readonly key: string;
-    /** `"bwrap"`. */
+    /** `"bwrap"`, `"podman"` or `"docker"`. */
     readonly provider: string;
   }
 

@@ -186,11 +186,11 @@ fn container_providers_and_unknown_options_are_refused_at_open() {
     let project = TempProject::new();
     let (outside, home) = layout(&project);
     let work = outside.join("work");
-    project.file("wf.ts", &workflow(&work, "{ docker: {} }"));
+    project.file("wf.ts", &workflow(&work, "{ docker: { imag: \"x\" } }"));
     let ran = project.awf(&["run", "wf.ts"]).env("HOME", &home).run();
     assert_has(
         &ran.stderr,
-        "docker comes with container sandboxes (issue 28)",
+        "docker: unknown option `imag`; did you mean `image`?",
     );
     project.file("wf.ts", &workflow(&work, "{ wirte: [\".\"] }"));
     let ran = project.awf(&["run", "wf.ts"]).env("HOME", &home).run();

@@ -604,10 +604,12 @@ impl Agents {
         Some(Value::Object(map))
     }
 
-    /// Stops listening on every agent's socket and removes the control folder.
+    /// Stops listening on every agent's socket, removes what their sandboxes keep of them
+    /// (containers) and the control folder.
     pub fn shut_down(&self) {
         for agent in self.all() {
             agent.stop_listening();
+            agent.release_sandbox();
         }
     }
 }

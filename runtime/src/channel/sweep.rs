@@ -1,5 +1,6 @@
 //! Leftovers of dead runs: a later awf removes the control folders (`/tmp/awf-*`) of this user
-//! whose awf is gone, kills what is left in their cgroups, and closes their records as
+//! whose awf is gone, kills what is left in their cgroups, removes the containers they left
+//! (sandbox/container/), and closes their records as
 //! `interrupted` (records/ending.rs), after ending the git worktrees its agents left open as a
 //! failed run's (worktree/ledger.rs: each `keep` rule holds). A run's awf is named by pid and start time in the folder's
 //! marker, so a reused pid does not keep a dead run's folder. A new run sweeps on a thread of its
@@ -114,6 +115,7 @@ pub fn sweep(parent: &Path) -> Swept {
                 swept.runs.push(records);
             }
         }
+        crate::sandbox::container::remove_left_in(&path);
         if fs::remove_dir_all(&path).is_ok() {
             swept.folders.push(path);
         }

@@ -3,13 +3,14 @@
 //! A sandbox is opened by `wf.sandboxes.open`, inline as an agent's `sandbox`, or for every agent
 //! by `awf run --agent-sandbox FILE.json`. `spec.rs` checks what the author wrote; `Sandbox` is
 //! that spec resolved against the filesystem (its paths absolute, existing); a provider
-//! (`SandboxProvider`: bubblewrap on Linux, `bubblewrap.rs`; containers later, behind the same
-//! trait) turns an agent's `Launch` into the confined one. `AgentBox` is one agent's place in a
+//! (`SandboxProvider`: bubblewrap on Linux, `bubblewrap.rs`; podman and docker, `container/`)
+//! turns an agent's `Launch` into the confined one. `AgentBox` is one agent's place in a
 //! sandbox (its launcher and socket, its run): the `harness::Confinement` every process of the
 //! agent is started through. `network` owns the host-side proxy and the in-box bridge that give
 //! a sandbox the hosts it was granted and nothing else.
 
 pub mod bubblewrap;
+pub mod container;
 pub mod network;
 pub mod operator;
 pub mod spec;
@@ -36,10 +37,20 @@ pub enum SandboxError {
         option: String,
         suggestion: Option<String>,
     },
-    #[error("{place}: {provider} comes with container sandboxes (issue 28); awf sandboxes use bubblewrap today")]
+    #[error("{place}: {provider}: {why}")]
     Container {
         place: String,
         provider: &'static str,
+        why: String,
+    },
+    #[error("sandbox \"{key}\": {engine} is not installed or not on PATH, so the agent cannot run in a container")]
+    NoEngine { key: String, engine: &'static str },
+    #[error("sandbox \"{key}\": {engine} cannot run the image {image:?}: {why}")]
+    NoImage {
+        key: String,
+        engine: &'static str,
+        image: String,
+        why: String,
     },
     #[error("{place}: {provider} takes no options; write {provider}: {{}}")]
     ProviderOptions {
@@ -96,7 +107,10 @@ impl Hint for SandboxError {
             SandboxError::MissingPath { .. } => "create the path first, or leave it out; relative paths start at the sandbox's cwd and `~` is your home".into(),
             SandboxError::BadHost { error, .. } => return error.hint(),
             SandboxError::Proxy { .. } => "the proxy's sockets live in the run's control folder under /tmp: check /tmp is writable and not full, or open the sandbox with network: true".into(),
-            SandboxError::Container { .. } => "remove docker/podman; the default provider (bubblewrap) needs no option".into(),
+            SandboxError::Container { provider, .. } => format!("write {provider}: {{}} for the project's image ({}), or {provider}: {{ image: \"NAME\", args: [\"--memory\", \"2g\"] }}; docs/agents.md#containers", container::DEFAULT_IMAGE),
+            SandboxError::NoEngine { engine, .. } => format!("install {engine} (`apt-get install podman runc`, or Docker Engine for docker), or open the agent with another sandbox (bubblewrap: `sandbox: {{}}`)"),
+            SandboxError::NoImage { engine, image, .. } if image == container::DEFAULT_IMAGE => format!("build the project's image from the repository's Containerfile: `{engine} build -t {image} -f Containerfile .` (docs/agents.md#containers); or name another with image: \"NAME\""),
+            SandboxError::NoImage { engine, image, .. } => format!("`{engine} pull {image}` (or `{engine} build`/`{engine} import` it), then run again; `{engine} images` lists what is here"),
             SandboxError::NotForOperator { field, .. } => format!("remove \"{field}\" from the file"),
             SandboxError::OperatorChose { .. } => "run it without --agent-sandbox to let the workflow choose its sandboxes, or remove its own (`sandbox` on wf.agents.open, wf.sandboxes.open): under --agent-sandbox every agent is in the operator's".into(),
             _ => return None,
@@ -104,13 +118,19 @@ impl Hint for SandboxError {
     }
 }
 
-/// Turns a launch into the one that runs inside a sandbox. Bubblewrap is the one provider;
-/// container providers (issue 28) come in behind the same trait.
+/// Turns a launch into the one that runs inside a sandbox: bubblewrap, or a container engine.
 pub trait SandboxProvider: Send + Sync {
     /// The provider's name, as records and `run.agentOf(key).sandbox.provider` give it.
     fn name(&self) -> &'static str;
     /// `launch` run inside `sandbox`, with what `agent` needs of its own.
     fn confine(&self, sandbox: &Sandbox, agent: &AgentPlace, launch: Launch) -> Launch;
+    /// Removes what the provider keeps of `agent` once it closed (its containers); bubblewrap
+    /// keeps nothing past a process.
+    fn release(&self, _agent: &AgentPlace) {}
+    /// What records say of the provider beyond its name (a container's engine and image).
+    fn describe(&self) -> Option<Value> {
+        None
+    }
 }
 
 /// What a sandbox is opened for.
@@ -192,9 +212,11 @@ impl Sandbox {
             .iter()
             .map(|p| resolve("write", p, &cwd))
             .collect::<Result<Vec<_>, _>>()?;
-        let provider = match purpose {
-            Purpose::Confine => bubblewrap::Bubblewrap::find(&key)?,
-            Purpose::Record => bubblewrap::Bubblewrap::unchecked(),
+        let provider: Arc<dyn SandboxProvider> = match (&spec.container, purpose) {
+            (Some(c), Purpose::Confine) => Arc::new(container::Container::find(c, &key)?),
+            (Some(c), Purpose::Record) => Arc::new(container::Container::unchecked(c)),
+            (None, Purpose::Confine) => Arc::new(bubblewrap::Bubblewrap::find(&key)?),
+            (None, Purpose::Record) => Arc::new(bubblewrap::Bubblewrap::unchecked()),
         };
         let grant = match &spec.network {
             Network::All => None,
@@ -222,7 +244,7 @@ impl Sandbox {
             proxy,
             from: None,
             network: spec.network.clone(),
-            provider: Arc::new(provider),
+            provider,
             key,
             spec,
             cwd,
@@ -272,6 +294,9 @@ impl Sandbox {
         if let Some(file) = &self.from {
             described["from"] = json!(file);
         }
+        if let Some(container) = self.provider.describe() {
+            described["container"] = container;
+        }
         described
     }
 }
@@ -313,6 +338,13 @@ impl Confinement for AgentBox {
         self.sandbox
             .provider
             .confine(&self.sandbox, &self.place, launch)
+    }
+}
+
+impl AgentBox {
+    /// The agent closed, or its run ends: what its provider keeps of it goes (its containers).
+    pub fn release(&self) {
+        self.sandbox.provider.release(&self.place);
     }
 }
 

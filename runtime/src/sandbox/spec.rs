@@ -1,10 +1,11 @@
 //! A sandbox as the author writes it (`sandbox` on `wf.agents.open`, `wf.sandboxes.open`, or
 //! the operator's `--agent-sandbox FILE.json`), checked field by field: each mistake is refused
-//! naming the field and what to write instead; a provider awf does not have yet is refused
-//! saying which issue brings it.
+//! naming the field and what to write instead. The container providers' options
+//! (`docker: { image?, args? }`, `podman: ...`) are read by `container/spec.rs`.
 
 use serde_json::{Map, Value};
 
+use super::container::ContainerSpec;
 use super::network::Grant;
 use super::SandboxError;
 use crate::hint::closest;
@@ -38,6 +39,8 @@ pub struct SandboxSpec {
     /// Paths the agent may write; `.` is the sandbox's cwd (the default).
     pub write: Vec<String>,
     pub network: Network,
+    /// `docker: {...}` or `podman: {...}`: the agents run in containers; `None`: bubblewrap.
+    pub container: Option<ContainerSpec>,
 }
 
 impl SandboxSpec {
@@ -53,14 +56,7 @@ impl SandboxSpec {
                 suggestion: closest(unknown, KNOWN).map(str::to_string),
             });
         }
-        for container in ["docker", "podman"] {
-            if object.contains_key(container) {
-                return Err(SandboxError::Container {
-                    place: place.to_string(),
-                    provider: container,
-                });
-            }
-        }
+        let container = ContainerSpec::from_spec(object, place)?;
         for provider in ["bwrap", "srt"] {
             match object.get(provider) {
                 None | Some(Value::Null) => {}
@@ -95,6 +91,7 @@ impl SandboxSpec {
             read: paths(object, "read", place)?,
             write: paths(object, "write", place)?.unwrap_or_else(|| vec![".".to_string()]),
             network: network(object.get("network"), place)?,
+            container,
         })
     }
 
@@ -105,12 +102,18 @@ impl SandboxSpec {
             Network::All => Value::Bool(true),
             Network::Hosts(hosts) => serde_json::json!(hosts),
         };
-        serde_json::json!({
+        let mut spec = serde_json::json!({
             "cwd": self.cwd,
             "read": self.read,
             "write": self.write,
             "network": network,
-        })
+        });
+        if let (Some(container), Some(fields)) = (&self.container, spec.as_object_mut()) {
+            if let Some(provider) = container.to_json().as_object() {
+                fields.extend(provider.clone());
+            }
+        }
+        spec
     }
 }
 
@@ -209,12 +212,9 @@ mod tests {
         let typo = read(json!({"wirte": ["."]})).unwrap_err();
         assert!(typo.contains("unknown option `wirte`"), "{typo}");
         assert!(typo.contains("did you mean `write`"), "{typo}");
-        assert!(read(json!({"docker": {}}))
+        assert!(read(json!({"docker": {"imag": "x"}}))
             .unwrap_err()
-            .contains("issue 28"));
-        assert!(read(json!({"podman": {"image": "x"}}))
-            .unwrap_err()
-            .contains("issue 28"));
+            .contains("did you mean `image`"));
         assert!(read(json!({"write": "."}))
             .unwrap_err()
             .contains("write must be a list"));

@@ -154,6 +154,13 @@ impl Agent {
         Agent { sandbox, ..self }
     }
 
+    /// Lets its sandbox's provider remove what it keeps of the agent (its containers).
+    pub fn release_sandbox(&self) {
+        if let Some(boxed) = &self.sandbox {
+            boxed.release();
+        }
+    }
+
     /// The sandbox its processes run in, for the harness (`None`: unconfined).
     pub fn confinement(&self) -> Option<&dyn crate::harness::confinement::Confinement> {
         self.sandbox.as_ref().map(|b| b as _)
@@ -266,6 +273,7 @@ impl Agent {
     pub fn finish_close(&self) {
         self.state().closed = true;
         self.stop_listening();
+        self.release_sandbox();
         self.record(&Event::AgentClosed {
             agent: self.key.clone(),
         });
