@@ -418,19 +418,19 @@ fn doctor_reports_each_cli() {
         .env("OPENAI_API_KEY", "sk-test")
         .run();
     let report = ran.json();
-    let clis: Vec<&str> = report
+    let clis: Vec<&str> = report["clis"]
         .as_array()
         .unwrap()
         .iter()
         .map(|c| c["name"].as_str().unwrap())
         .collect();
     assert_eq!(clis, ["codex", "claude", "gemini", "pi", "opencode"]);
-    let codex = &report[0];
+    let codex = &report["clis"][0];
     assert_eq!(codex["installed"], true, "{codex}");
     assert_eq!(codex["isTestedVersion"], true, "{codex}");
     assert_eq!(codex["ready"], true, "{codex}");
     assert_eq!(codex["readiness"], "OPENAI_API_KEY is set");
-    let gemini = &report[2];
+    let gemini = &report["clis"][2];
     assert_eq!(gemini["installed"], false, "{gemini}");
     assert_eq!(
         gemini["install"],
@@ -566,7 +566,7 @@ fn doctor_on_codex(
         doctor.run()
     };
     let json = run(true);
-    let report = json.json()[0].clone();
+    let report = json.json()["clis"][0].clone();
     (report, json.code, run(false).stdout)
 }
 

@@ -1,5 +1,5 @@
 //! Runtime aliases from the config files (`$XDG_CONFIG_HOME/awf/config.json` and
-//! `./.awf/config.json`, the nearer winning): what `awf doctor` lists and where each came from,
+//! `./.awf/config.json`, the nearer winning): what `awf doctor` (and `--json`) lists and where each came from,
 //! a workflow's `runtime: "<alias>"` and `runtime: { alias, effort }` running (the alias's CLI
 //! mapped to an executable with `--runtime`), and a bad config file refused with its line.
 
@@ -57,6 +57,38 @@ fn doctor_lists_the_aliases_the_nearer_file_winning() {
             user.display()
         ),
     );
+}
+
+/// `awf doctor --json` is `{ clis, aliases }`: each alias with its CLI, model, effort and file.
+#[test]
+fn doctor_json_lists_the_aliases_with_their_files() {
+    let project = project(
+        USER,
+        r#"{ "runtimes": { "fast": { "runtime": "pi", "model": "m" } } }"#,
+    );
+    let doctor = project
+        .awf(&["doctor", "--json"])
+        .env("XDG_CONFIG_HOME", project.path().join("xdg"))
+        .run();
+    let report = doctor.json();
+    let nearer = project.path().join(".awf/config.json");
+    let user = project.path().join("xdg/awf/config.json");
+    assert_eq!(
+        report["aliases"],
+        serde_json::json!([
+            { "name": "deep", "runtime": "codex", "model": "gpt-5.1-codex", "effort": null,
+              "from": user.display().to_string() },
+            { "name": "fast", "runtime": "pi", "model": "m", "effort": null,
+              "from": nearer.display().to_string() },
+        ])
+    );
+    let clis: Vec<&str> = report["clis"]
+        .as_array()
+        .expect("clis is an array")
+        .iter()
+        .map(|c| c["name"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(clis, ["codex", "claude", "gemini", "pi", "opencode"]);
 }
 
 #[test]

@@ -115,7 +115,7 @@ fn pinned(cli: Cli) -> Value {
         serde_json::from_str(&ran.stdout)
             .unwrap_or_else(|e| panic!("awf doctor --json is not JSON ({e}):\n{}", ran.stdout))
     });
-    report
+    report["clis"]
         .as_array()
         .and_then(|clis| clis.iter().find(|c| c["name"] == cli.name()))
         .cloned()

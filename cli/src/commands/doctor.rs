@@ -1,6 +1,6 @@
 //! `awf doctor`: how this awf was installed (installed.rs), then each agent CLI awf drives, as
 //! found on this machine (harness/survey.rs does the looking), printed as a short report, or as
-//! JSON (the CLIs only). It exits 1 when an installed CLI is not the tested version, cannot reach
+//! JSON (`{ clis, aliases }`: the CLIs and the runtime aliases). It exits 1 when an installed CLI is not the tested version, cannot reach
 //! a model or fails one of its own checks (codex: a custom model provider with no model, a
 //! sandbox that cannot run a command). The text report ends with the runtime aliases of the
 //! config files (harness/aliases.rs) and the file each came from; a config file awf cannot use
@@ -17,8 +17,19 @@ use crate::args::DoctorArgs;
 pub fn run(args: DoctorArgs) -> i32 {
     let found = survey();
     let mut out = std::io::stdout().lock();
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let loaded = aliases::load(&cwd);
+    if let Err(e) = &loaded {
+        eprintln!("awf: runtime aliases: {e}\nhint: {}", aliases::CONFIG_HINT);
+    }
     if args.json {
-        let report: Vec<_> = found.iter().map(CliSurvey::to_json).collect();
+        let clis: Vec<_> = found.iter().map(CliSurvey::to_json).collect();
+        // A config file awf cannot use lists no alias (its error is on stderr, the exit 1).
+        let listed: Vec<_> = loaded
+            .as_ref()
+            .map(|found| found.iter().map(|(name, a)| a.to_json(name)).collect())
+            .unwrap_or_default();
+        let report = serde_json::json!({ "clis": clis, "aliases": listed });
         let text = serde_json::to_string_pretty(&report).unwrap_or_default();
         let _ = writeln!(out, "{text}");
     } else {
@@ -26,19 +37,11 @@ pub fn run(args: DoctorArgs) -> i32 {
         for cli in &found {
             let _ = write!(out, "{}", describe(cli));
         }
+        if let Ok(found) = &loaded {
+            let _ = writeln!(out, "{}", describe_aliases(found));
+        }
     }
-    let cwd = std::env::current_dir().unwrap_or_default();
-    let aliases_ok = match aliases::load(&cwd) {
-        Ok(found) if !args.json => {
-            let _ = writeln!(out, "{}", describe_aliases(&found));
-            true
-        }
-        Ok(_) => true,
-        Err(e) => {
-            eprintln!("awf: runtime aliases: {e}\nhint: {}", aliases::CONFIG_HINT);
-            false
-        }
-    };
+    let aliases_ok = loaded.is_ok();
     let _ = out.flush();
     let healthy = found
         .iter()
