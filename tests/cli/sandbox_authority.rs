@@ -8,23 +8,10 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::json;
 
-use crate::util::{assert_has, TempProject};
-
-/// `git -C dir args`, its output trimmed; panics when git fails.
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@t", "-C"])
-        .arg(dir)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
+use crate::util::{assert_has, git, TempProject};
 
 fn executable(path: &Path, text: &str) {
     use std::os::unix::fs::PermissionsExt;

@@ -9,24 +9,11 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::{json, Value};
 
 use crate::live::{environment, installed, state_dir, Cli, FakeModel, LIVE_BOUND};
-use crate::util::{assert_has, assert_lacks, AwfCommand, TempProject};
-
-/// `git -C dir args`, its output trimmed; panics when git fails.
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@t", "-C"])
-        .arg(dir)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
+use crate::util::{assert_has, assert_lacks, git, AwfCommand, TempProject};
 
 /// A skill folder `dir` named `name` whose description is `description`.
 fn skill(dir: &Path, name: &str, description: &str) {

@@ -534,6 +534,18 @@ impl TempProject {
 }
 
 /// Waits until `path` exists, polling, within `bound`; panics naming it otherwise.
+/// `git -C dir args`, its output trimmed; panics when git fails.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@t", "-C"])
+        .arg(dir)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
 pub fn wait_for_file(path: &Path, bound: Duration) {
     let start = std::time::Instant::now();
     while !path.exists() {

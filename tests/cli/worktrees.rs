@@ -4,25 +4,13 @@
 //! awf then a later awf sweeping the worktrees by their rule; the errors, each naming the path or
 //! ref with a hint; and `awf test`'s scripted agents taking `workspace`.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::util::{assert_has, awf_bin, wait_for_file, TempProject};
-
-/// `git -C dir args`, its output trimmed; panics when git fails.
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@t", "-C"])
-        .arg(dir)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
+use crate::util::{assert_has, awf_bin, git, wait_for_file, TempProject};
 
 /// A project that is a git repository holding `file.txt`, the agent and the workflow, committed.
 fn repo(agent: &str, workflow: &str) -> TempProject {
