@@ -126,10 +126,9 @@ fn kill_9_leaves_nothing(tracking: &str) {
     awf.wait().unwrap();
     wait_gone(agent, "the agent");
     wait_gone(grandchild, "the agent's setsid grandchild");
-    assert!(
-        control.exists(),
-        "the control folder is left until a later awf"
-    );
+    // The control folder is left until a later awf sweeps it: `awf logs` here, or the awf of
+    // another test running beside this one (any awf sweeps every dead run), so it is not
+    // looked for before the sweep.
     // A later awf: `awf logs` sweeps dead runs and shows this one interrupted.
     let logs = project.awf(&["logs"]).run();
     logs.assert_success();
