@@ -42,7 +42,7 @@ impl Tokens {
     }
 
     /// What was added since `earlier` (a running total's growth); never below zero.
-    fn since(self, earlier: Tokens) -> Tokens {
+    pub fn since(self, earlier: Tokens) -> Tokens {
         Tokens {
             input_tokens: self.input_tokens.saturating_sub(earlier.input_tokens),
             cached_input_tokens: self
@@ -78,6 +78,18 @@ impl Usage {
             (None, None) => None,
             (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
         };
+    }
+
+    /// What was added since `earlier` (a running figure's growth); never below zero.
+    pub fn since(&self, earlier: &Usage) -> Usage {
+        let cost_usd = match (self.cost_usd, earlier.cost_usd) {
+            (Some(now), before) => Some((now - before.unwrap_or(0.0)).max(0.0)),
+            (None, _) => None,
+        };
+        Usage {
+            tokens: self.tokens.since(earlier.tokens),
+            cost_usd,
+        }
     }
 
     /// `1,234 in (1,000 cached), 56 out (7 reasoning), $0.0123`.
@@ -221,13 +233,23 @@ impl UsageFold {
     /// What the attempt used, given the session's totals before it; `reported` becomes the
     /// totals after it.
     pub fn finish(self, reported: &mut Usage) -> Usage {
-        let mut tokens = self.requests;
-        if let Some(run) = self.run {
-            tokens = tokens.plus(run);
+        let used = self.so_far(reported);
+        if let Some(total) = self.session {
+            reported.tokens = total;
         }
+        if let Some(total) = self.cost_session {
+            reported.cost_usd = Some(total);
+        }
+        used
+    }
+
+    /// What the attempt used so far, given the session's totals `reported` before it. A run's
+    /// total replaces the requests reported before it (claude reports each response, then the
+    /// run's total).
+    pub fn so_far(&self, reported: &Usage) -> Usage {
+        let mut tokens = self.run.unwrap_or(self.requests);
         if let Some(total) = self.session {
             tokens = tokens.plus(total.since(reported.tokens));
-            reported.tokens = total;
         }
         let mut cost = None;
         for usd in [self.cost_requests, self.cost_run].into_iter().flatten() {
@@ -236,7 +258,6 @@ impl UsageFold {
         if let Some(total) = self.cost_session {
             let before = reported.cost_usd.unwrap_or(0.0);
             cost = Some(cost.unwrap_or(0.0) + (total - before).max(0.0));
-            reported.cost_usd = Some(total);
         }
         Usage {
             tokens,
@@ -270,6 +291,32 @@ mod tests {
         fold.tokens(tokens(9, 2), UsageBasis::Run);
         assert_eq!(fold.finish(&mut reported).tokens, tokens(9, 2));
         assert!(reported.is_empty(), "run totals leave the session's alone");
+    }
+
+    #[test]
+    fn a_run_total_replaces_the_responses_reported_before_it() {
+        // claude: each response's usage as it streams, then the run's total.
+        let mut fold = UsageFold::default();
+        fold.tokens(tokens(10, 1), UsageBasis::Request);
+        fold.tokens(tokens(20, 2), UsageBasis::Request);
+        assert_eq!(fold.so_far(&Usage::default()).tokens, tokens(30, 3));
+        fold.tokens(tokens(31, 4), UsageBasis::Run);
+        assert_eq!(fold.finish(&mut Usage::default()).tokens, tokens(31, 4));
+        let later = Usage {
+            tokens: tokens(40, 5),
+            cost_usd: Some(0.5),
+        };
+        let earlier = Usage {
+            tokens: tokens(31, 4),
+            cost_usd: None,
+        };
+        assert_eq!(
+            later.since(&earlier),
+            Usage {
+                tokens: tokens(9, 1),
+                cost_usd: Some(0.5)
+            }
+        );
     }
 
     #[test]

@@ -151,6 +151,8 @@ impl Operation for Fork<'_> {
             labels: self.labels.take(),
             // Its parent's skills: they are in the CLI home it shares with its parent.
             skills: parent.spec.skills.clone(),
+            // Its parent's figure, counted for the fork alone.
+            budget: parent.spec.budget,
         };
         let agent = self
             .agents

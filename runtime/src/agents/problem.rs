@@ -72,6 +72,8 @@ pub enum OpenError {
     NoSkillsFolder { key: String, runtime: String },
     #[error(transparent)]
     Worktree(#[from] crate::worktree::WorktreeError),
+    #[error("wf.agents.open(spec): agent \"{key}\": budget {problem}")]
+    Budget { key: String, problem: String },
     #[error("agent.fork({{ key }}): an agent \"{0}\" is already open in this run")]
     ForkKeyTaken(String),
 }
@@ -103,6 +105,10 @@ impl Hint for OpenError {
             OpenError::Stopped { .. } => {
                 Some("open a new agent under another key, e.g. \"<key>-2\"".into())
             }
+            OpenError::Budget { .. } => Some(
+                "give the most the agent may spend, e.g. budget: { tokens: 200000 } or { usd: 5 }"
+                    .into(),
+            ),
             OpenError::ForkKeyTaken(_) => {
                 Some("give the fork a key of its own, e.g. \"<parent>:fork-1\"".into())
             }

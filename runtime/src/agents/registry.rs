@@ -54,6 +54,8 @@ pub struct RunLink {
     pub messages: crate::messages::Ledger,
     /// Operations (turns, tool calls) started and not yet settled, across the run's agents.
     pub in_flight: InFlightCount,
+    /// The run's budget, and what its earlier attempts spent (budget/run.rs).
+    pub budgets: crate::budget::RunBudgets,
 }
 
 /// What awf could not set up for an agent.
@@ -140,6 +142,9 @@ impl Agents {
         let mut by_key = self.by_key.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(existing) = by_key.get(&spec.key) {
             existing.check_reopen(&spec)?;
+            if let Some(budget) = spec.budget {
+                existing.set_budget(budget);
+            }
             return Ok(existing.clone());
         }
         let agent = self.create(spec)?;

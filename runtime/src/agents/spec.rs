@@ -4,6 +4,7 @@
 use serde_json::{json, Value};
 
 use super::problem::{EnvProblem, OpenError};
+use crate::budget::Budget;
 use crate::harness::environment::{AgentEnv, Inherit};
 use crate::sandbox::{SandboxError, SandboxSpec};
 use crate::skills::SkillSource;
@@ -31,6 +32,8 @@ pub struct AgentSpec {
     pub labels: Option<Value>,
     /// `skills`: the exact skills the agent gets, in order (resolved and installed at open).
     pub skills: Vec<SkillSource>,
+    /// `budget`: what the agent may spend (hard: it stops when passed); a reopen may raise it.
+    pub budget: Option<Budget>,
 }
 
 /// The keys `wf.agents.open(spec)` reads (a new option is added here, where it is read).
@@ -46,6 +49,7 @@ pub const OPEN_OPTIONS: &[&str] = &[
     "sandbox",
     "labels",
     "skills",
+    "budget",
 ];
 
 /// An agent's `sandbox`: its own (inline), or one `wf.sandboxes.open` made (`{ key, provider }`).
@@ -154,7 +158,15 @@ impl AgentSpec {
                 })?
             }
         };
+        let budget = match object.get("budget") {
+            None | Some(Value::Null) => None,
+            Some(value) => Some(Budget::from_json(value).map_err(|problem| OpenError::Budget {
+                key: key.clone(),
+                problem,
+            })?),
+        };
         Ok(AgentSpec {
+            budget,
             skills,
             labels,
             workspace,

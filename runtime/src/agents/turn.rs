@@ -37,7 +37,7 @@ use crate::messages::Body;
 use crate::records::{time, Event};
 use crate::schema::Schema;
 use crate::tools::calls::TurnEnding;
-use crate::usage::PricedUsage;
+use crate::usage::{PricedUsage, UsageFold};
 
 /// A turn as asked, with its deadline and its place in the agent's queue.
 pub struct TurnRequest {
@@ -130,6 +130,13 @@ impl Operation for Turn {
             spent,
         } = self;
         let agent: &Agent = agent;
+        if let Some(detail) = agent.budget_blocked() {
+            // A hard budget passed: the turn does not start its CLI.
+            return TurnEnd {
+                outcome: Outcome::Blocked(detail),
+                usage: spent.priced(agent),
+            };
+        }
         let (n, answered) = agent.open_turn(id, schema.clone(), scope.deadline);
         let launcher = agent.launcher.display().to_string();
         let tools = agent.tools.teaching();
@@ -174,6 +181,9 @@ impl Operation for Turn {
             .run(&prompt, check_in, &mut native, scope.cancelled.clone())
             .await;
             let end = spent.add(report);
+            if let Some(detail) = over_budget(agent, &end) {
+                break Outcome::Blocked(detail);
+            }
             break match end {
                 AttemptEnd::Answered => Outcome::Answered(agent.accepted().unwrap_or_default()),
                 AttemptEnd::ExitedSilent if policy.is_off() => Outcome::Unanswered(
@@ -248,6 +258,16 @@ impl Spent {
     }
 }
 
+/// Why an attempt that ended as `end` ends its turn `blocked`: a hard budget was passed while
+/// it ran (its process was stopped as on a cancel, or it ended without an answer). An answer
+/// accepted before the spend was known stands; the agent's next turn is blocked.
+pub(super) fn over_budget(agent: &Agent, end: &AttemptEnd) -> Option<String> {
+    match end {
+        AttemptEnd::Answered => None,
+        _ => agent.budget_blocked(),
+    }
+}
+
 /// The attempts of one turn or message turn, opened as `n`: what each of them is given.
 pub(super) struct Attempts<'a> {
     pub agent: &'a Agent,
@@ -290,11 +310,14 @@ impl Attempts<'_> {
         cancelled: watch::Receiver<bool>,
     ) -> AttemptReport {
         let agent = self.agent;
-        let recorder = AttemptRecorder::new(agent, self.id, if check_in { 2 } else { 1 });
+        let recorder = AttemptRecorder::new(agent, self.id, if check_in { 2 } else { 1 })
+            .counting(native);
         let harness = agent.harness();
         let resume = native.id.clone();
-        harness
-            .run(Attempt {
+        // A hard budget passed while it runs stops it as a cancel does.
+        let (cancelled, forward) =
+            crate::cancel::merged(cancelled, agent.until_budget_blocked());
+        let attempt = harness.run(Attempt {
                 launch: TurnLaunch {
                     prompt,
                     resume: resume.as_deref(),
@@ -317,8 +340,11 @@ impl Attempts<'_> {
                 sink: &recorder,
                 supervision: &agent.supervision,
                 message: self.message,
-            })
-            .await
+            });
+        tokio::select! {
+            report = attempt => report,
+            never = forward => match never {},
+        }
     }
 
     /// Closes the turn, which ended as `ending` says: a tool call still running in it is
@@ -326,7 +352,9 @@ impl Attempts<'_> {
     pub(super) async fn close(&self, ending: TurnEnding, spent: &Spent) {
         self.agent.close_turn(self.id, ending.clone());
         self.agent.abort_running_call(&ending).await;
-        self.agent.add_usage(&spent.priced(self.agent).as_usage());
+        let used = spent.priced(self.agent).as_usage();
+        self.agent.add_usage(&used);
+        self.agent.spend_settled(self.id, &used);
     }
 }
 
@@ -357,6 +385,18 @@ pub(super) struct AttemptRecorder<'a> {
     attempt: u32,
     /// The session last recorded: runtimes repeat it on many lines.
     session: Mutex<Option<String>>,
+    /// What the attempt used so far, counted against the budgets as it is reported.
+    spend: Mutex<LiveSpend>,
+}
+
+/// An attempt's usage as it is reported, folded as the harness folds it (harness/attempt.rs).
+#[derive(Default)]
+struct LiveSpend {
+    fold: UsageFold,
+    /// The native session's totals before the attempt, and which session they are of.
+    before: (Option<String>, Usage),
+    /// What was counted so far, priced.
+    counted: Usage,
 }
 
 impl<'a> AttemptRecorder<'a> {
@@ -366,7 +406,39 @@ impl<'a> AttemptRecorder<'a> {
             turn,
             attempt,
             session: Mutex::new(None),
+            spend: Mutex::default(),
         }
+    }
+
+    /// Counts its usage against the budgets as it is reported, from `native`'s totals.
+    fn counting(self, native: &NativeSession) -> AttemptRecorder<'a> {
+        *self.spend.lock().unwrap_or_else(|e| e.into_inner()) = LiveSpend {
+            before: (native.id.clone(), native.reported),
+            ..LiveSpend::default()
+        };
+        self
+    }
+
+    /// Counts what `event` reports of the attempt's usage against the agent's budgets.
+    fn count(&self, event: &HarnessEvent) {
+        let mut spend = self.spend.lock().unwrap_or_else(|e| e.into_inner());
+        match event {
+            // A session of its own: its running totals start again.
+            HarnessEvent::Session(id) if spend.before.0.as_deref() != Some(id.as_str()) => {
+                spend.before = (Some(id.clone()), Usage::default());
+                return;
+            }
+            HarnessEvent::Usage { tokens, basis } => spend.fold.tokens(*tokens, *basis),
+            HarnessEvent::Cost { usd, basis } => spend.fold.cost(*usd, *basis),
+            _ => return,
+        }
+        let so_far = spend.fold.so_far(&spend.before.1);
+        let described = self.agent.harness().describe();
+        let priced = PricedUsage::of(so_far, described["model"].as_str()).as_usage();
+        let delta = priced.since(&spend.counted);
+        spend.counted = priced;
+        drop(spend);
+        self.agent.spend_running(self.turn, &delta);
     }
 }
 
@@ -376,6 +448,7 @@ impl TurnSink for AttemptRecorder<'_> {
     }
 
     fn activity(&self, event: &HarnessEvent) {
+        self.count(event);
         let agent = self.agent.key.clone();
         let turn = self.turn.to_string();
         let recorded = match event {

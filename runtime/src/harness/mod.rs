@@ -310,6 +310,9 @@ pub struct LineMemory {
     pub shells: std::collections::HashMap<String, String>,
     /// A message the runtime streams in parts, gathered until it ends.
     pub text: String,
+    /// The usage each model response reported so far, by the runtime's response id (claude
+    /// repeats a response's usage on each of its parts).
+    pub responses: std::collections::HashMap<String, Tokens>,
     /// The process runs inside awf's sandbox, its runtime's own gate open (codex: no sandbox of
     /// its own, so what codex says of its sandbox's helper does not concern it).
     pub confined: bool,

@@ -371,6 +371,17 @@ pub enum Event {
         since_attempt: u32,
         changed: Vec<String>,
     },
+    /// A budget was passed (budget/): `agent`'s own, or the run's when none; `hard` stopped
+    /// the agent (or every agent), a soft one only warns. `detail` says which and the spend.
+    #[serde(rename_all = "camelCase")]
+    BudgetPassed {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        agent: Option<String>,
+        budget: crate::budget::Budget,
+        hard: bool,
+        spent: Usage,
+        detail: String,
+    },
     /// The events file reached its cap: later events are dropped, the run goes on.
     #[serde(rename_all = "camelCase")]
     EventsCapped { limit_bytes: u64 },
@@ -416,6 +427,7 @@ fn says_what_an_attempt_did(event: &Event) -> bool {
             | Event::StageEnded { .. }
             | Event::StageReused { .. }
             | Event::SourcesChanged { .. }
+            | Event::BudgetPassed { .. }
     )
 }
 

@@ -136,6 +136,7 @@ impl Run {
             resume: sessions,
             messages: Default::default(),
             in_flight: Default::default(),
+            budgets: crate::budget::RunBudgets::of_run(records.path(), None),
         });
         Ok(Run {
             id,

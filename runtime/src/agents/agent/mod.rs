@@ -7,8 +7,10 @@
 //! - `caller.rs`: its tool calls (tools/calls.rs, under the same lock); a tool call goes to
 //!   tools/dispatch.rs, for which the agent is a `Caller`.
 //! - `authority.rs`: which connecting processes may speak for it.
+//! - `budget.rs`: its spend against its own budget and the run's.
 
 mod authority;
+mod budget;
 mod caller;
 mod open_turn;
 
@@ -66,6 +68,8 @@ pub struct Agent {
     home: Option<Arc<AgentHome>>,
     /// What its processes are given: the spec's `env`, then its home's variables (which win).
     env: AgentEnv,
+    /// Its own budget and its spend against it (budget.rs).
+    budget: crate::budget::Guard,
 }
 
 #[derive(Default)]
@@ -111,6 +115,7 @@ impl Agent {
         supervision: Arc<Supervision>,
     ) -> Agent {
         Agent {
+            budget: Agent::budget_guard(&link, &spec.key, spec.budget),
             key: spec.key.clone(),
             tools: spec.tools.clone().unwrap_or_default(),
             env: spec.env.clone(),

@@ -263,6 +263,34 @@ mod tests {
     }
 
     #[test]
+    fn each_responses_usage_is_read_once_as_it_streams() {
+        let harness = claude();
+        let mut memory = LineMemory::default();
+        let mut read = |line: &str| harness.read_line(Stream::Stdout, line, &mut memory);
+        let part = |id: &str, output: u64| {
+            format!(
+                r#"{{"type":"assistant","message":{{"id":"{id}","content":[],"usage":{{"input_tokens":100,"cache_read_input_tokens":300,"output_tokens":{output}}}}}}}"#
+            )
+        };
+        let used = |input, cached, output| {
+            vec![HarnessEvent::Usage {
+                tokens: Tokens {
+                    input_tokens: input,
+                    cached_input_tokens: cached,
+                    output_tokens: output,
+                    reasoning_tokens: 0,
+                },
+                basis: UsageBasis::Request,
+            }]
+        };
+        assert_eq!(read(&part("msg_1", 1)), used(400, 300, 1));
+        // The same response's next part: only what grew.
+        assert_eq!(read(&part("msg_1", 25)), used(0, 0, 24));
+        assert_eq!(read(&part("msg_1", 25)), vec![]);
+        assert_eq!(read(&part("msg_2", 5)), used(400, 300, 5));
+    }
+
+    #[test]
     fn a_refused_key_blocks_and_a_lost_session_fails() {
         let harness = claude();
         let mut memory = LineMemory::default();

@@ -25,9 +25,13 @@ pub(super) fn read_event(event: &Value, memory: &mut LineMemory) -> Vec<HarnessE
             ),
             blocked: true,
         }],
-        ("assistant", _) => content(&event["message"])
-            .filter_map(|part| read_assistant_part(part, memory))
-            .collect(),
+        ("assistant", _) => {
+            let mut events: Vec<HarnessEvent> = content(&event["message"])
+                .filter_map(|part| read_assistant_part(part, memory))
+                .collect();
+            events.extend(read_response_usage(&event["message"], memory));
+            events
+        }
         ("user", _) => content(&event["message"])
             .filter_map(|part| read_tool_result(part, memory))
             .collect(),
@@ -98,18 +102,36 @@ fn read_tool_result(part: &Value, memory: &mut LineMemory) -> Option<HarnessEven
     })
 }
 
-fn read_result(event: &Value) -> Vec<HarnessEvent> {
-    let usage = &event["usage"];
+/// Tokens in Anthropic's usage shape (input without the cache's parts).
+fn tokens(usage: &Value) -> Tokens {
     let cached = count(usage, "cache_read_input_tokens");
+    Tokens {
+        input_tokens: count(usage, "input_tokens")
+            + count(usage, "cache_creation_input_tokens")
+            + cached,
+        cached_input_tokens: cached,
+        output_tokens: count(usage, "output_tokens"),
+        reasoning_tokens: count(&usage["output_tokens_details"], "thinking_tokens"),
+    }
+}
+
+/// What one model response used, as its `assistant` message carries it: its growth since the
+/// same response's last part said (the run's total in `result` replaces these at the end).
+fn read_response_usage(message: &Value, memory: &mut LineMemory) -> Option<HarnessEvent> {
+    let usage = message.get("usage").filter(|u| u.is_object())?;
+    let now = tokens(usage);
+    let id = text(message, "id").to_string();
+    let before = memory.responses.insert(id, now).unwrap_or_default();
+    let grown = now.since(before);
+    (!grown.is_zero()).then_some(HarnessEvent::Usage {
+        tokens: grown,
+        basis: UsageBasis::Request,
+    })
+}
+
+fn read_result(event: &Value) -> Vec<HarnessEvent> {
     let mut events = vec![HarnessEvent::Usage {
-        tokens: Tokens {
-            input_tokens: count(usage, "input_tokens")
-                + count(usage, "cache_creation_input_tokens")
-                + cached,
-            cached_input_tokens: cached,
-            output_tokens: count(usage, "output_tokens"),
-            reasoning_tokens: count(&usage["output_tokens_details"], "thinking_tokens"),
-        },
+        tokens: tokens(&event["usage"]),
         basis: UsageBasis::Run,
     }];
     if let Some(usd) = event["total_cost_usd"].as_f64() {
