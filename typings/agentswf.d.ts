@@ -196,6 +196,7 @@ declare module "agentswf" {
 
   /** A sum of turns' usage. */
   export interface UsageTotal {
+    /** The turns summed: `agent.run` turns and message turns (`agent.send`). */
     turns: number;
     inputTokens: number;
     cachedInputTokens: number;
@@ -448,7 +449,7 @@ declare module "agentswf" {
      * Wakes the agent with a message turn: it reads the message and may call its tools, but owes
      * no answer. Queued behind a running turn; resolves when the message turn ends.
      */
-    send(message: MessageToAgent, options?: { timeout?: Duration }): Promise<{ outcome: MessageOutcome }>;
+    send(message: MessageToAgent, options?: { timeout?: Duration }): Promise<{ outcome: MessageOutcome & { usage: TurnUsage } }>;
     /**
      * A new agent `key` on a copy of this agent's session, made after its queued operations,
      * each harness its own way (docs/workflow-api.md, "Forks, compaction and settings"). It has

@@ -15,6 +15,7 @@ import { currentScope, onScopeCancel } from "./scope.ts";
 import { timeoutOption } from "./timeout.ts";
 import { CODES } from "../errors.ts";
 import { refuseUnknownOptions } from "./options.ts";
+import { noteUsage, stageNow, type TurnUsage } from "./usage.ts";
 
 /** The keys `wf.receive` and `agent.send` read in their options (a new option is added here). */
 const RECEIVE_OPTIONS = ["from", "timeout"] as const;
@@ -37,14 +38,16 @@ export interface ReceiveOptions {
   timeout?: string | number;
 }
 
-export type MessageOutcome =
+/** How a message turn ended, and what it used (`usage`, as a turn's outcome has it). */
+export type MessageOutcome = (
   | { kind: "ended"; ended: true }
   | {
       kind: "failed" | "blocked" | "timed-out" | "cancelled";
       ended: false;
       reason: "failed" | "blocked" | "timed-out" | "cancelled";
       detail: string;
-    };
+    }
+) & { usage: TurnUsage };
 
 interface Queued {
   seq: number;
@@ -192,6 +195,7 @@ export function sendTo(run: number, key: string, message: unknown, options?: { t
     return Promise.reject(new TypeError(`agent "${key}": send(message, options?): options must be an object such as { timeout: "5m" }`));
   }
   let pending: ops.Pending<unknown>;
+  const stage = stageNow();
   try {
     if (options !== undefined) refuseUnknownOptions(`agent "${key}": send(message, options?)`, options, SEND_OPTIONS);
     const timeout = timeoutOption(`agent "${key}": send(message, options?)`, options?.timeout);
@@ -199,5 +203,9 @@ export function sendTo(run: number, key: string, message: unknown, options?: { t
   } catch (error) {
     return Promise.reject(error);
   }
-  return opAsync(pending).then((outcome) => ({ outcome: outcome as MessageOutcome }));
+  return opAsync(pending).then((ended) => {
+    const outcome = ended as MessageOutcome;
+    noteUsage(run, key, stage, outcome.usage);
+    return { outcome };
+  });
 }

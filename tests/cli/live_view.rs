@@ -458,3 +458,44 @@ fn a_sandboxed_worktree_agents_row_shows_its_box_and_branch() {
     let after = tmux.wait_until("awf's exit", |pane| pane.contains("[exit "));
     assert_has(&after, "[exit 0]");
 }
+
+/// An agent's row shows its labels (`agents.open({ labels })`), and the turn under way by its
+/// label (`agent.run({ label })`) instead of its id.
+#[test]
+fn a_row_shows_the_agents_labels_and_the_turns_label() {
+    let project = TempProject::new();
+    project
+        .script(
+            "agent.sh",
+            "#!/bin/sh\ncat > /dev/null\nwhile [ ! -e go ]; do sleep 0.05; done\n\"$AWF_WFA\" result \"$AWF_TURN\" <<'WF_JSON'\nok\nWF_JSON\n",
+        )
+        .file(
+            "wf.ts",
+            r#"export default defineWorkflow({
+  meta: { name: "labelled", description: "A labelled agent on a labelled turn." },
+  async run(wf) {
+    const a = await wf.agents.open({ key: "a", runtime: { command: ["./agent.sh"] }, labels: { team: "red", tier: 1 } });
+    return (await a.run({ prompt: "Wait.", label: "review src/" })).outcome.kind;
+  },
+});
+"#,
+        );
+    let command = format!(
+        "{} run wf.ts; echo \"[exit $?]\"; sleep 60",
+        awf_bin().display()
+    );
+    let tmux = Tmux::start(&project.path(), &command);
+    let during = tmux.wait_until("the labelled agent working", |pane| {
+        pane.contains("working on")
+    });
+    let row = line_with(&during, "working on");
+    assert!(
+        row.starts_with("a {team=red tier=1} "),
+        "the row starts with the agent and its labels:\n{during}"
+    );
+    assert_has(row, "working on review src/");
+    assert_lacks(row, "working on t1");
+    std::fs::write(project.path().join("go"), "").unwrap();
+    let after = tmux.wait_until("awf's exit", |pane| pane.contains("[exit "));
+    assert_has(&after, "[exit 0]");
+}

@@ -20,16 +20,15 @@ fn script(prompts: usize) -> Value {
 }
 
 fn run(cli: Cli, first: Value, second: Value) -> (TempProject, Value) {
+    run_with(cli, json!({"first": first, "second": second}), 2)
+}
+
+/// usage.ts run with `input`, the fake model scripted for `prompts` prompts.
+fn run_with(cli: Cli, input: Value, prompts: usize) -> (TempProject, Value) {
     let project = TempProject::new();
     project.copy_fixture("agent-clis");
-    let fake = FakeModel::start(&project, cli.api(), &script(2), false);
-    let ran = run_fixture(
-        &project,
-        "usage.ts",
-        cli,
-        &fake,
-        &json!({"first": first, "second": second}),
-    );
+    let fake = FakeModel::start(&project, cli.api(), &script(prompts), false);
+    let ran = run_fixture(&project, "usage.ts", cli, &fake, &input);
     ran.assert_success();
     let value = ran.json();
     (project, value)
@@ -114,4 +113,31 @@ fn claude_reports_its_own_cost() {
     assert!(first["costUsd"].as_f64().is_some(), "{value}");
     assert_eq!(first.get("pricesOf"), None, "{value}");
     assert_eq!(value["usage"]["total"]["unpricedTurns"], 0, "{value}");
+}
+
+/// A message turn (`agent.send`) reports what it used in its outcome, and `wf.usage()` adds it
+/// to its agent's, its stage's and its model's totals.
+#[test]
+fn a_message_turns_usage_is_in_its_outcome_and_in_wf_usage() {
+    let input = json!({
+        "first": with_model(Cli::Codex, "gpt-5.1-codex"),
+        "second": Cli::Codex.runtime(),
+        "message": true,
+    });
+    let (_project, value) = run_with(Cli::Codex, input, 3);
+    assert_eq!(value["woke"]["kind"], "ended", "{value}");
+    let woke = &value["woke"]["usage"];
+    // The fake model ends the message turn in one response (it owes no answer to send).
+    assert_eq!(woke["inputTokens"], 1000, "{value}");
+    assert_eq!(woke["outputTokens"], 40, "{value}");
+    assert_eq!(woke["priced"], "estimated", "{value}");
+    assert_eq!(woke["model"], "gpt-5.1-codex", "{value}");
+    let usage = &value["usage"];
+    assert_eq!(usage["total"]["turns"], 3, "{usage}");
+    assert_eq!(usage["total"]["inputTokens"], 5000, "{usage}");
+    assert_eq!(usage["byAgent"]["a"]["turns"], 2, "{usage}");
+    assert_eq!(usage["byAgent"]["a"]["inputTokens"], 3000, "{usage}");
+    assert_eq!(usage["byAgent"]["a"]["estimatedTurns"], 2, "{usage}");
+    assert_eq!(usage["byStage"]["(no stage)"]["turns"], 2, "{usage}");
+    assert_eq!(usage["byModel"]["gpt-5.1-codex"]["turns"], 2, "{usage}");
 }

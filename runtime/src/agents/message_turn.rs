@@ -6,7 +6,8 @@
 //! `AWF_MESSAGE=1` and the message in `AWF_MESSAGE_TEXT` (and `AWF_MESSAGE_DATA`). The agent may
 //! call its tools and send messages, but owes no answer: `wfa result` and `wfa waiting` are
 //! refused `message-turn`, and there is no check-in. It ends `ended` when the process (or
-//! script) ends on its own, or `failed`, `blocked`, `timed-out`, `cancelled` as a turn does.
+//! script) ends on its own, or `failed`, `blocked`, `timed-out`, `cancelled` as a turn does;
+//! its outcome carries what it used (`usage`), as a turn's does.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -24,6 +25,7 @@ use crate::channel::wire::Response;
 use crate::harness::AttemptEnd;
 use crate::messages::Body;
 use crate::tools::calls::TurnEnding;
+use crate::usage::PricedUsage;
 
 /// A message turn as asked, with its deadline and its place in the agent's queue.
 pub struct MessageTurnRequest {
@@ -62,6 +64,21 @@ impl MessageOutcome {
     }
 }
 
+/// How a message turn ended and what its attempt used, priced.
+pub struct MessageEnd {
+    pub outcome: MessageOutcome,
+    pub usage: PricedUsage,
+}
+
+impl MessageEnd {
+    /// The outcome as workflow code sees it, with its `usage`.
+    pub fn to_json(&self) -> Value {
+        let mut json = self.outcome.to_json();
+        json["usage"] = serde_json::to_value(&self.usage).unwrap_or_default();
+        json
+    }
+}
+
 /// The refusal of `wfa result` or `wfa waiting` (`command`) in message turn `turn`.
 pub(super) fn refuse_answer(turn: &str, command: &str) -> Response {
     refused(
@@ -73,13 +90,13 @@ pub(super) fn refuse_answer(turn: &str, command: &str) -> Response {
 }
 
 /// Runs one message turn to its end, in a `turn` span.
-pub async fn run(agent: Arc<Agent>, request: MessageTurnRequest) -> MessageOutcome {
+pub async fn run(agent: Arc<Agent>, request: MessageTurnRequest) -> MessageEnd {
     use tracing::Instrument;
     let span = tracing::info_span!("message_turn", agent = %agent.key, turn = %request.id);
     run_in_span(agent, request).instrument(span).await
 }
 
-async fn run_in_span(agent: Arc<Agent>, request: MessageTurnRequest) -> MessageOutcome {
+async fn run_in_span(agent: Arc<Agent>, request: MessageTurnRequest) -> MessageEnd {
     let MessageTurnRequest {
         id,
         body,
@@ -105,13 +122,16 @@ struct MessageTurn {
 }
 
 impl Operation for MessageTurn {
-    type End = MessageOutcome;
+    type End = MessageEnd;
 
-    fn unstarted(&mut self, why: Unstarted) -> MessageOutcome {
-        MessageOutcome::Not(why.outcome("message turn"))
+    fn unstarted(&mut self, why: Unstarted) -> MessageEnd {
+        MessageEnd {
+            outcome: MessageOutcome::Not(why.outcome("message turn")),
+            usage: self.spent.priced(&self.agent),
+        }
     }
 
-    async fn run(&mut self, scope: &Scope) -> MessageOutcome {
+    async fn run(&mut self, scope: &Scope) -> MessageEnd {
         let MessageTurn {
             agent,
             id,
@@ -120,6 +140,12 @@ impl Operation for MessageTurn {
         } = self;
         let agent: &Agent = agent;
         let body: &Body = body;
+        if let Some(detail) = agent.budget_blocked() {
+            return MessageEnd {
+                outcome: MessageOutcome::Not(Outcome::Blocked(detail)),
+                usage: spent.priced(agent),
+            };
+        }
         let (n, answered) = agent.open_message_turn(id, scope.deadline);
         let launcher = agent.launcher.display().to_string();
         let tools = agent.tools.teaching();
@@ -147,16 +173,20 @@ impl Operation for MessageTurn {
             .run(&prompt, false, &mut native, scope.cancelled.clone())
             .await;
         drop(native);
-        let outcome = match spent.add(report) {
-            AttemptEnd::Answered | AttemptEnd::ExitedSilent => MessageOutcome::Ended,
-            AttemptEnd::Failed(detail) => MessageOutcome::Not(Outcome::Failed(detail)),
-            AttemptEnd::Blocked(detail) => MessageOutcome::Not(Outcome::Blocked(detail)),
-            AttemptEnd::TimedOut(reason) => {
+        let end = spent.add(report);
+        let outcome = match (turn::over_budget(agent, &end), end) {
+            (Some(detail), _) => MessageOutcome::Not(Outcome::Blocked(detail)),
+            (None, AttemptEnd::Answered | AttemptEnd::ExitedSilent) => MessageOutcome::Ended,
+            (None, AttemptEnd::Failed(detail)) => MessageOutcome::Not(Outcome::Failed(detail)),
+            (None, AttemptEnd::Blocked(detail)) => MessageOutcome::Not(Outcome::Blocked(detail)),
+            (None, AttemptEnd::TimedOut(reason)) => {
                 MessageOutcome::Not(Outcome::TimedOut(reason.unwrap_or_else(|| {
                     "the message turn's deadline passed before the agent ended it".into()
                 })))
             }
-            AttemptEnd::Cancelled => MessageOutcome::Not(Outcome::Cancelled(scope.cancelled_why())),
+            (None, AttemptEnd::Cancelled) => {
+                MessageOutcome::Not(Outcome::Cancelled(scope.cancelled_why()))
+            }
         };
         let ending = match &outcome {
             MessageOutcome::Ended => TurnEnding {
@@ -166,10 +196,13 @@ impl Operation for MessageTurn {
             MessageOutcome::Not(outcome) => outcome.ending(),
         };
         attempts.close(ending, spent).await;
-        outcome
+        MessageEnd {
+            outcome,
+            usage: spent.priced(agent),
+        }
     }
 
-    fn settle(&mut self, outcome: &MessageOutcome, called: Instant) {
+    fn settle(&mut self, MessageEnd { outcome, .. }: &MessageEnd, called: Instant) {
         let detail = match outcome {
             MessageOutcome::Ended => None,
             MessageOutcome::Not(outcome) => outcome.detail(),

@@ -99,12 +99,17 @@ pub struct AgentRow {
     pub sandbox: Option<String>,
     /// The branch of its worktree, when it works in one.
     pub branch: Option<String>,
+    /// The author's `labels` (`agents.open`, `fork`), as the row shows them: `team=red tier=1`.
+    pub labels: Option<String>,
 }
 
 impl AgentRow {
-    /// Its key, marked with where it runs: `impl [bwrap] on fix/a`.
+    /// Its key, with its labels and marked with where it runs: `impl {team=red} [bwrap] on fix/a`.
     pub fn label(&self) -> String {
         let mut label = self.key.clone();
+        if let Some(labels) = &self.labels {
+            label += &format!(" {{{labels}}}");
+        }
         if let Some(provider) = &self.sandbox {
             label += &format!(" [{provider}]");
         }
@@ -179,6 +184,7 @@ impl Board {
                 agent,
                 runtime,
                 sandbox,
+                labels,
                 ..
             } => {
                 self.agents.push(AgentRow {
@@ -202,6 +208,7 @@ impl Board {
                         .and_then(Value::as_str)
                         .map(str::to_string),
                     branch: None,
+                    labels: labels.as_ref().and_then(labels_words),
                 });
                 Change::Row(self.agents.len() - 1)
             }
@@ -392,6 +399,20 @@ pub fn log_line(message: &str, fields: Option<&Value>) -> String {
     line
 }
 
+/// An agent's labels as its row shows them: `team=red tier=1` (a string bare, any other value
+/// as JSON); none for an empty object.
+fn labels_words(labels: &Value) -> Option<String> {
+    let words: Vec<String> = labels
+        .as_object()?
+        .iter()
+        .map(|(name, value)| match value {
+            Value::String(text) => format!("{name}={text}"),
+            other => format!("{name}={other}"),
+        })
+        .collect();
+    (!words.is_empty()).then(|| words.join(" "))
+}
+
 /// How records describe a runtime (`agent-opened`'s `runtime`), in a few words.
 fn runtime_words(described: &Value) -> String {
     let field = |name: &str| described.get(name).and_then(Value::as_str);
@@ -577,6 +598,28 @@ mod tests {
             vec![Change::Row(0), Change::Row(1), Change::Row(0)]
         );
         assert_eq!(board.agents[0].label(), "impl [bwrap] on fix/a");
+        assert_eq!(board.agents[1].label(), "free");
+    }
+
+    #[test]
+    fn a_row_shows_its_agents_labels() {
+        let mut labelled = opened("impl", json!({"kind": "codex"}));
+        if let Event::AgentOpened {
+            labels, sandbox, ..
+        } = &mut labelled
+        {
+            *labels = Some(json!({"team": "red", "tier": 1, "tags": ["a"]}));
+            *sandbox = Some(json!({"provider": "bwrap"}));
+        }
+        let mut empty = opened("free", Value::Null);
+        if let Event::AgentOpened { labels, .. } = &mut empty {
+            *labels = Some(json!({}));
+        }
+        let (board, _) = board(&[labelled, empty]);
+        assert_eq!(
+            board.agents[0].label(),
+            "impl {team=red tier=1 tags=[\"a\"]} [bwrap]"
+        );
         assert_eq!(board.agents[1].label(), "free");
     }
 }
