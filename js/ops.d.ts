@@ -102,6 +102,11 @@ declare module "awf:ops" {
   export function agent_cancel(request: { run: number; agent: string; token: string; reason: string }): boolean;
   export function agent_close(agent: { run: number; agent: string }): Pending<void>;
   export function agent_stop(stop: { run: number; key: string; reason: string | null }): Pending<boolean>;
+  // workflow/ask
+  export function ask_open(request: { run: number; question: unknown; choices: unknown; schema: unknown; context: unknown; timeout: unknown; key: unknown; from: string }): unknown;
+  export function ask_wait(request: { run: number; key: string; timeoutMs: number | null }): Pending<unknown>;
+  export function ask_give_up(request: { run: number; key: string }): boolean;
+  export function ask_scripted(request: { run: number; key: string; value: unknown }): unknown;
   // workflow/messages
   export function agent_send(request: { run: number; agent: string; message: unknown; timeout: unknown }): Pending<unknown>;
   export function receive_check(request: { run: number; from: unknown; timeout: unknown }): unknown;

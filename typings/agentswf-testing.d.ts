@@ -124,6 +124,36 @@ declare module "agentswf/testing" {
      * `runtime: "<name>"` and `{ alias: "<name>", model?, effort? }` open that CLI (scripted).
      */
     runtimes?: { [name: string]: RuntimeAlias };
+    /**
+     * `wf.ask`'s answers: a question's key (or its words) to the answer, or to a function of the
+     * question giving it. A question without one fails the test, naming it.
+     */
+    answers?: { [keyOrQuestion: string]: JsonValue | ((question: AskedQuestion) => JsonValue | Promise<JsonValue>) };
+  }
+
+  /** A question as a function of `testWorkflow`'s `answers` sees it. */
+  export interface AskedQuestion {
+    key: string;
+    question: string;
+    choices?: readonly string[];
+    context?: JsonValue;
+  }
+
+  /** One `wf.ask` of a tested run, in the order asked, with the answer it took. */
+  export interface AskRecord {
+    key: string;
+    question: string;
+    choices?: string[];
+    schema?: object;
+    context?: JsonValue;
+    /** The stage it was asked in. */
+    stage?: string;
+    /** The answer it took (absent when it took none). */
+    answer?: JsonValue;
+    /** How the answer came: `"scripted"`. */
+    how?: string;
+    /** It waited its timeout out. */
+    timedOut?: boolean;
   }
 
   /** One alias of `testWorkflow`'s `runtimes` option; give `runtime` or `harness`. */
@@ -293,6 +323,8 @@ declare module "agentswf/testing" {
     readonly forks: ForkRecord[];
     readonly compactions: CompactionRecord[];
     readonly sets: SetRecord[];
+    /** The questions `wf.ask` asked, in order, with the answers they took. */
+    readonly asks: AskRecord[];
     compactionsOf(agent: string): CompactionRecord[];
     setsOf(agent: string): SetRecord[];
   }

@@ -172,6 +172,29 @@ declare module "agentswf" {
      * opened without one). Message turns, forks and compactions are not in it.
      */
     usage(): RunUsage;
+    /**
+     * A question for a person, answered with `awf answer RUN VALUE` (docs/workflow-api.md#asking-a-person).
+     * Resolves with one of `choices`, a value of `schema`, or text; with `timeout`, rejects with
+     * an error whose `code` is `"ask-timeout"`. Recorded (`asked`, `answered`); a continued run
+     * asks again, and an answer given while no awf ran is taken then. Throws in a tool handler.
+     */
+    ask<C extends string>(question: string, options: AskOptions & { choices: readonly C[] }): Promise<C>;
+    ask<T>(question: string, options: AskOptions & { schema: Typed<T> }): Promise<T>;
+    ask(question: string, options?: AskOptions): Promise<string>;
+  }
+
+  /** `wf.ask`'s options. */
+  export interface AskOptions {
+    /** The answers it takes, as strings. */
+    choices?: readonly string[];
+    /** The shape of a typed answer: a `typed(...)` value or a JSON Schema. */
+    schema?: Typed<unknown> | object;
+    /** What the person needs to see to answer (a plan, a diff); recorded with the question. */
+    context?: JsonValue;
+    /** `"4h"`; then `wf.ask` rejects with `code: "ask-timeout"`. */
+    timeout?: Duration;
+    /** Its name for `awf answer --question KEY` and a test's `answers` (default: made from its words). */
+    key?: string;
   }
 
   /** What a turn used: `outcome.usage`. Tokens as the CLI reported them; see docs/agents.md. */

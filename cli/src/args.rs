@@ -61,6 +61,8 @@ pub enum Command {
     Logs(LogsArgs),
     /// List the runs under the current directory: status, attempts, stage, and how to continue
     Runs(RunsArgs),
+    /// Answer a question a run asks (wf.ask): a choice, text, or a typed value as JSON
+    Answer(AnswerArgs),
     /// List the workflow files under a folder: name, description, when to use, version
     List(ListArgs),
     /// Run test files (*.test.ts, *.spec.ts) with the bun:test API
@@ -144,6 +146,31 @@ pub struct LogsArgs {
     /// Keep showing what the run records until it ends (a run whose awf died ends interrupted)
     #[arg(long, short)]
     pub follow: bool,
+}
+
+#[derive(Args, Debug)]
+#[command(
+    long_about = "Answer a question a run asks (wf.ask): the oldest it has open, or the one --question names.\n\nThe value is checked against the question: one of its choices, a value of its schema, or text. A running run takes it at once; a run that is not running (stopped, killed) takes it when `awf run FILE --continue RUN` asks the question again.",
+    after_help = "Exit codes:\n  0  the run took the answer, or will take it when continued\n  1  the run's records cannot be read or written\n  2  no such run, no open question, an answer already given, or a value the question does not take (the reasons are printed; the run keeps waiting)\n\nExamples:\n  awf answer 20261203-131500-ab12 yes\n  awf answer PROJ-12 --question plan --json '{\"approved\": true}'\n  echo 'Mention the new flag.' | awf answer PROJ-12 --question notes"
+)]
+pub struct AnswerArgs {
+    /// The run that asks: its id, or the path of its folder
+    pub run: String,
+
+    /// The answer [default: read from standard input]
+    pub value: Option<String>,
+
+    /// The value is JSON (a typed answer); a typed question also reads a value that parses as JSON
+    #[arg(long)]
+    pub json: bool,
+
+    /// Which open question: its key (or its words) [default: the oldest open question]
+    #[arg(long, value_name = "KEY")]
+    pub question: Option<String>,
+
+    /// Where to look for .awf/runs [default: the current directory]
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<std::path::PathBuf>,
 }
 
 #[derive(Args, Debug)]

@@ -17,6 +17,7 @@ fn main() -> ExitCode {
         args::Command::Run(run) => commands::run::run(run, cli.color),
         args::Command::Logs(logs) => commands::logs::run(logs, cli.color),
         args::Command::Runs(runs) => commands::runs::run(runs),
+        args::Command::Answer(answer) => commands::answer::run(answer),
         args::Command::List(list) => commands::list::run(list),
         args::Command::Test(test) => commands::test::run(test, cli.color),
         args::Command::Doctor(doctor) => commands::doctor::run(doctor),

@@ -3,9 +3,10 @@
 // the scripts; this file only reads what happened).
 
 import { messageOf } from "./script_player.ts";
+import { askRecords, type AskRecord } from "../workflow/ask.ts";
 import { compactionRecords, forkRecords, setRecords, type CompactionRecord, type ForkRecord, type SetRecord } from "./session_records.ts";
 
-export type { CompactionRecord, ForkRecord, SetRecord };
+export type { AskRecord, CompactionRecord, ForkRecord, SetRecord };
 
 /** What a tested attempt did with one stage, in the order stages were entered. */
 export interface StageRecord {
@@ -124,6 +125,8 @@ export class TestRun<R = unknown> {
   readonly sets: SetRecord[];
   /** The agents opened or forked, in that order. */
   readonly agents: AgentRecord[];
+  /** The questions `wf.ask` asked, in order, with the answers they took. */
+  readonly asks: AskRecord[];
 
   constructor(result: { value?: R; error?: unknown; failed: boolean; stopped?: string }, events: Record<string, any>[], prompts: Map<string, { prompt: string; schema: object | null }>, attempt: number, values: Map<string, unknown>) {
     this.#value = result.value;
@@ -142,6 +145,7 @@ export class TestRun<R = unknown> {
     this.forks = forkRecords(events);
     this.compactions = compactionRecords(events);
     this.sets = setRecords(events);
+    this.asks = askRecords(events);
     this.logs = events
       .filter((e) => e.event === "log")
       .map((e) => (e.fields ? { message: e.message, fields: e.fields } : { message: e.message }));

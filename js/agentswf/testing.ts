@@ -12,6 +12,7 @@ import { isWorkflow, type Workflow } from "./workflow.ts";
 import { createContext } from "../workflow/context.ts";
 import { isStop, type StopState } from "../workflow/stages.ts";
 import { closeMailbox } from "../workflow/messages.ts";
+import { scriptAsks, unscriptAsks, type ScriptedAnswers } from "../workflow/ask.ts";
 import { isEntry, type Compaction, type Entry } from "./scripts.ts";
 import { messageOf, runs, ScriptFailure, unusedEntries, type ScriptedRun } from "./script_player.ts";
 import { TestRun, type CallRecord, type CompactionRecord, type ForkRecord, type MessageRecord, type SetRecord, type StageRecord, type TurnRecord } from "./test_run.ts";
@@ -50,6 +51,12 @@ export interface TestOptions {
    * that CLI (scripted), model and effort.
    */
   runtimes?: Record<string, RuntimeAlias>;
+  /**
+   * `wf.ask`'s answers: a question's key (or its words) to the answer, or to a function of the
+   * question (`{ key, question, choices?, context? }`) giving it. A question without one fails
+   * the test, naming it.
+   */
+  answers?: ScriptedAnswers;
 }
 
 /** One runtime alias of `testWorkflow`'s `runtimes` option. */
@@ -84,6 +91,9 @@ export async function testWorkflow<R = unknown>(workflow: Workflow<any, R>, ...r
   const hasInput = rest.length >= 2;
   const options = ((hasInput ? rest[1] : rest[0]) ?? {}) as TestOptions;
   checkOptions(options, hasInput);
+  if (options.answers !== undefined && (typeof options.answers !== "object" || options.answers === null || Array.isArray(options.answers))) {
+    throw new TypeError('testWorkflow: answers must be an object of question key (or words) to answer, e.g. { ship: "yes" }');
+  }
   const agents = options.agents ?? {};
   for (const [key, entries] of Object.entries(agents)) {
     for (const entry of Array.isArray(entries) ? entries : [entries]) {
@@ -118,6 +128,7 @@ export async function testWorkflow<R = unknown>(workflow: Workflow<any, R>, ...r
   if (typeof compactions !== "object" || compactions === null) throw new TypeError("testWorkflow: compactions must be an object of agent key to summary");
   const state: ScriptedRun = { handle: opened.run, agents, used: new Map(), woken: new Map(), prompts: new Map(), aborts: new Map(), fail: (e) => failTest(e), forks: new Map(), compactions, compacted: new Map() };
   runs.set(opened.runId, state);
+  scriptAsks(opened.runId, options.answers ?? {}, (e) => failTest(e));
   const stall = watchForStall(opened.run, millis(options.stall, 2000), failTest);
   let result: { value?: R; error?: unknown; failed: boolean; stopped?: string };
   const stops: StopState = { values: new Map() };
@@ -145,6 +156,7 @@ export async function testWorkflow<R = unknown>(workflow: Workflow<any, R>, ...r
     await opAsync(ops.test_run_close({ run: opened.run }));
     runs.delete(opened.runId);
     closeMailbox(opened.runId);
+    unscriptAsks(opened.runId);
   }
   if (failure) throw placedAt(failure.error, callSite);
   const unused = unusedEntries(state);
@@ -200,7 +212,7 @@ function runtimeAliases(runtimes: unknown): Record<string, Record<string, unknow
   return out;
 }
 
-const OPTION_NAMES = ["agents", "timeout", "cwd", "stall", "recorded", "fromStage", "compactions", "runtimes"];
+const OPTION_NAMES = ["agents", "timeout", "cwd", "stall", "recorded", "fromStage", "compactions", "runtimes", "answers"];
 
 /** Refuses an options object with other keys: most often an input passed without options. */
 function checkOptions(options: unknown, hasInput: boolean): void {

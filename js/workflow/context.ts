@@ -13,6 +13,8 @@ import type * as Parallel from "./parallel.ts";
 import type { ParallelOptions } from "./parallel.ts";
 import type * as Race from "./race.ts";
 import type * as Usage from "./usage.ts";
+import type * as Ask from "./ask.ts";
+import type { AskOptions } from "./ask.ts";
 import type { RunUsage } from "./usage.ts";
 
 // Agents, messages, stages and composition load when a run first reaches for them: a workflow
@@ -24,6 +26,7 @@ const messagesModule = lazyBuiltin<typeof Messages>("awf:workflow/messages");
 const parallelModule = lazyBuiltin<typeof Parallel>("awf:workflow/parallel");
 const raceModule = lazyBuiltin<typeof Race>("awf:workflow/race");
 const usageModule = lazyBuiltin<typeof Usage>("awf:workflow/usage");
+const askModule = lazyBuiltin<typeof Ask>("awf:workflow/ask");
 
 export interface WorkflowContext {
   readonly runId: string;
@@ -55,6 +58,9 @@ export interface WorkflowContext {
   select(branches: Record<string, () => unknown>): Promise<{ key: string; value: unknown }>;
   /** What the run's turns used so far: all, by agent, by stage and by model. */
   usage(): RunUsage;
+  /** A question for a person (`awf answer` answers it): one of `choices`, a value of `schema`,
+   * or text; rejects with code "ask-timeout" after `timeout`. */
+  ask<T = string>(question: string, options?: AskOptions<T>): Promise<T>;
 }
 
 /** A sandbox `wf.sandboxes.open` opened, for agents' `sandbox`. */
@@ -82,6 +88,7 @@ export function createContext(run: number, stops: StopState = {}): WorkflowConte
   let receiver: Messages.Receiver | undefined;
   const mailbox = (): Messages.Receiver => (receiver ??= messagesModule().createReceiver(run, info.runId));
   let agents: AgentDirectory | undefined;
+  let asker: ReturnType<typeof Ask.createAsk> | undefined;
   return Object.freeze({
     runId: info.runId,
     attempt: info.attempt,
@@ -114,6 +121,9 @@ export function createContext(run: number, stops: StopState = {}): WorkflowConte
     },
     usage(): RunUsage {
       return usageModule().usageOf(run);
+    },
+    ask<T = string>(question: string, options?: AskOptions<T>): Promise<T> {
+      return (asker ??= askModule().createAsk(run, info.runId))<T>(question, options);
     },
   });
 }

@@ -8,6 +8,8 @@
 //! - `usage`: tokens and money agents used, one shape for every runtime.
 //! - `duration`: durations as authors write them (`"20m"`) and as awf shows them.
 //! - `agents`: agents, their turn queues, prompts and outcomes.
+//! - `ask`: `wf.ask`'s questions for a person, the answers they take, the run folder's
+//!   answers mailbox `awf answer` writes to.
 //! - `budget`: how much an agent or a run may spend, and the spend counted against it.
 //! - `cancel`: the run's cancellation as every waiting part sees it.
 //! - `tools`: workflow tools: registry checks at open, dispatch of one call.
@@ -26,6 +28,7 @@
 //! - `error`, `hint`: the library's `Error`, and the `Hint` trait the CLI prints hints by.
 
 pub mod agents;
+pub mod ask;
 pub mod budget;
 pub mod cancel;
 pub mod channel;

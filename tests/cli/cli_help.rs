@@ -226,6 +226,7 @@ fn cli_md_synopsis_names_every_flag_of_every_command() {
     for command in [
         "run",
         "runs",
+        "answer",
         "test",
         "logs",
         "doctor",

@@ -67,6 +67,9 @@ mod host_apis;
 // Messages: `wfa send`, `wf.receive`, `agent.send` and message turns, with command agents and
 // live with codex and claude.
 mod messages;
+// wf.ask and awf answer: choices, typed values, text, timeouts, two questions, kill -9 and
+// --continue, stages, and the scripted form under awf test (issue 29).
+mod ask;
 // `wfa` against a fake run: the wire request it sends, its output and exit codes.
 mod wfa_wire;
 // `awf test`: exit codes, discovery, filters, time-outs, output, JUnit, bun conformance.

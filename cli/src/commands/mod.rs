@@ -1,6 +1,7 @@
 //! One module per subcommand, `follow_up` (the commands `awf run` prints for after a run) and
 //! `installed` (how this awf was installed, for `awf doctor`).
 
+pub mod answer;
 pub mod doctor;
 mod follow_up;
 pub mod init;
@@ -12,6 +13,7 @@ pub mod runs;
 pub mod shell;
 pub mod test;
 pub mod typings;
+mod waiting;
 
 use anyhow::Context;
 

@@ -1,6 +1,7 @@
 //! `awf runs`: the runs under a cwd, the latest attempted first, with their derived status,
 //! attempts, the stage reached, start, time taken and the command that continues each; under
-//! the table, each record that cannot be read, named, with what to do.
+//! the table, the questions runs wait on (`wf.ask`) and how to answer each, then each record
+//! that cannot be read, named, with what to do.
 
 use std::io::Write;
 use std::time::Duration;
@@ -9,6 +10,7 @@ use anyhow::Context;
 use awf_runtime::duration::format_duration;
 use awf_runtime::records::status::{self, RunStatus};
 
+use super::waiting;
 use crate::args::RunsArgs;
 use crate::failure::Failure;
 
@@ -28,7 +30,14 @@ fn list(args: RunsArgs) -> Result<i32, Failure> {
     let runs = status::list(&cwd);
     let mut out = std::io::stdout().lock();
     if args.json {
-        let all: Vec<_> = runs.iter().map(|r| r.to_json(&cwd)).collect();
+        let all: Vec<_> = runs
+            .iter()
+            .map(|r| {
+                let mut json = r.to_json(&cwd);
+                json["questions"] = waiting::questions_json(r);
+                json
+            })
+            .collect();
         let text = serde_json::to_string_pretty(&all).unwrap_or_default();
         let _ = writeln!(out, "{text}");
         return Ok(0);
@@ -66,6 +75,7 @@ fn list(args: RunsArgs) -> Result<i32, Failure> {
             break;
         }
     }
+    waiting::list(&runs, &mut out);
     report_problems(&runs, &cwd);
     Ok(0)
 }

@@ -79,6 +79,7 @@ const SOURCES: &[(&str, &str)] = builtins![
     "agentswf/testing",
     "agentswf/workflow",
     "workflow/agents",
+    "workflow/ask",
     "workflow/context",
     "workflow/fork",
     "workflow/identity",

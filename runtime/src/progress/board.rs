@@ -158,6 +158,27 @@ impl Board {
                 Change::Ended
             }
             Event::Log { message, fields } => Change::Line(log_line(message, fields.as_ref())),
+            Event::Asked {
+                key,
+                question,
+                choices,
+                schema,
+                context,
+                ..
+            } => Change::Line(super::question::asked(
+                self.run_id.as_deref(),
+                key,
+                question,
+                choices.as_deref(),
+                schema.is_some(),
+                context.as_ref(),
+            )),
+            Event::Answered {
+                key, value, how, ..
+            } => Change::Line(super::question::answered(key, value, how)),
+            Event::AskTimedOut { key, timeout_ms } => {
+                Change::Line(super::question::timed_out(key, *timeout_ms))
+            }
             Event::StageStarted { stage, because } => Change::Line(match because {
                 Some(because) => format!("stage {stage} runs again: {because}"),
                 None => format!("stage {stage}"),

@@ -10,6 +10,7 @@
 
 pub mod board;
 mod plain;
+mod question;
 pub mod summary;
 #[cfg(test)]
 mod test_events;

@@ -382,6 +382,37 @@ pub enum Event {
         spent: Usage,
         detail: String,
     },
+    /// `wf.ask`: a question for a person; the run waits for its answer (`awf answer`). `from`
+    /// is the workflow's line that asked, `pid` the awf that waits.
+    #[serde(rename_all = "camelCase")]
+    Asked {
+        key: String,
+        question: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        choices: Option<Vec<String>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        schema: Option<serde_json::Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        context: Option<serde_json::Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        timeout_ms: Option<u64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        from: Option<String>,
+        pid: u32,
+    },
+    /// The answer a question took, and how it came: `awf answer`, or `scripted` in a test.
+    #[serde(rename_all = "camelCase")]
+    Answered {
+        key: String,
+        value: serde_json::Value,
+        how: String,
+        /// When the answer was given (it may have waited for a continue), RFC 3339.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        given_at: Option<String>,
+    },
+    /// A question's `timeout` passed with no answer (`wf.ask` rejects, `ask-timeout`).
+    #[serde(rename_all = "camelCase")]
+    AskTimedOut { key: String, timeout_ms: u64 },
     /// The events file reached its cap: later events are dropped, the run goes on.
     #[serde(rename_all = "camelCase")]
     EventsCapped { limit_bytes: u64 },
@@ -428,6 +459,9 @@ fn says_what_an_attempt_did(event: &Event) -> bool {
             | Event::StageReused { .. }
             | Event::SourcesChanged { .. }
             | Event::BudgetPassed { .. }
+            | Event::Asked { .. }
+            | Event::Answered { .. }
+            | Event::AskTimedOut { .. }
     )
 }
 

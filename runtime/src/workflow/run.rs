@@ -74,6 +74,8 @@ pub struct Run {
     /// `None` for a test's run, which has none.
     pub attempt_record: Option<Value>,
     pub agents: Agents,
+    /// The questions `wf.ask` asked in this attempt, and those waiting for a person.
+    pub asks: crate::ask::Asks,
     cancel: tokio::sync::watch::Sender<bool>,
     /// Folders made for the run alone (a test's temp cwd and records), removed at its end.
     scratch: Vec<PathBuf>,
@@ -151,6 +153,7 @@ impl Run {
             records,
             attempt_record: record,
             agents,
+            asks: Default::default(),
             cancel,
             scratch: match spec.mode {
                 RunMode::Live { .. } => Vec::new(),

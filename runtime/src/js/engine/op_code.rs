@@ -15,6 +15,8 @@ pub enum OpCode {
     AgentClosed,
     /// A tool handler gave work to the agent waiting for it (workflow-api.md).
     AgentInToolCall,
+    /// `wf.ask` waited its `timeout` out with no answer (workflow-api.md).
+    AskTimeout,
     /// The harness could not fork the session (workflow-api.md).
     ForkFailed,
     /// `agent.fork({ key })` names an agent already open (workflow-api.md).
@@ -23,6 +25,10 @@ pub enum OpCode {
     InvalidCompaction,
     /// A bad `agent.fork` call (workflow-api.md).
     InvalidFork,
+    /// A test's scripted answer to `wf.ask` that the question does not take (testing.md).
+    InvalidAnswer,
+    /// A bad `wf.ask` call (workflow-api.md).
+    InvalidAsk,
     /// `agent.send` with something that is not a message (workflow-api.md).
     InvalidMessage,
     /// A bad `wf.receive` call (workflow-api.md).
@@ -84,13 +90,16 @@ pub enum OpCode {
 impl OpCode {
     /// Every code, for the tests that hold the table to the docs.
     #[cfg(test)]
-    pub const ALL: [OpCode; 34] = [
+    pub const ALL: [OpCode; 37] = [
         OpCode::AgentClosed,
         OpCode::AgentInToolCall,
+        OpCode::AskTimeout,
         OpCode::ForkFailed,
         OpCode::ForkKeyOpen,
         OpCode::InvalidCompaction,
         OpCode::InvalidFork,
+        OpCode::InvalidAnswer,
+        OpCode::InvalidAsk,
         OpCode::InvalidMessage,
         OpCode::InvalidReceive,
         OpCode::InvalidRequest,
@@ -126,10 +135,13 @@ impl OpCode {
         match self {
             OpCode::AgentClosed => "agent-closed",
             OpCode::AgentInToolCall => "agent-in-tool-call",
+            OpCode::AskTimeout => "ask-timeout",
             OpCode::ForkFailed => "fork-failed",
             OpCode::ForkKeyOpen => "fork-key-open",
             OpCode::InvalidCompaction => "invalid-compaction",
             OpCode::InvalidFork => "invalid-fork",
+            OpCode::InvalidAnswer => "invalid-answer",
+            OpCode::InvalidAsk => "invalid-ask",
             OpCode::InvalidMessage => "invalid-message",
             OpCode::InvalidReceive => "invalid-receive",
             OpCode::InvalidRequest => "invalid-request",
@@ -173,10 +185,12 @@ mod tests {
             &[
                 OpCode::AgentClosed,
                 OpCode::AgentInToolCall,
+                OpCode::AskTimeout,
                 OpCode::ForkFailed,
                 OpCode::ForkKeyOpen,
                 OpCode::InvalidCompaction,
                 OpCode::InvalidFork,
+                OpCode::InvalidAsk,
                 OpCode::InvalidMessage,
                 OpCode::InvalidReceive,
                 OpCode::InvalidSettings,
@@ -187,6 +201,7 @@ mod tests {
             ],
         ),
         ("host-apis.md", &[OpCode::ErrNotSupported, OpCode::Enoent]),
+        ("testing.md", &[OpCode::InvalidAnswer]),
     ];
 
     #[test]

@@ -15,6 +15,7 @@ pub const OPS: OpGroup = &[
     workflow::context::OPS,
     workflow::agents::OPS,
     workflow::messages::OPS,
+    workflow::ask::OPS,
     workflow::sandboxes::OPS,
     workflow::cancel::OPS,
     workflow::fork::OPS,

@@ -77,6 +77,42 @@ pub fn parts(event: &Value) -> LogLine {
             String::new(),
             format!("log: {}{}", text("message"), fields(event.get("fields"))),
         ),
+        "asked" => (
+            String::new(),
+            format!(
+                "? asked {}: {}{}{}",
+                text("key"),
+                text("question"),
+                match (event.get("choices"), event.get("schema")) {
+                    (Some(choices), _) => format!(" {}", fold(choices)),
+                    (None, Some(_)) => " (typed)".to_string(),
+                    (None, None) => String::new(),
+                },
+                match text("from").as_str() {
+                    "" => String::new(),
+                    from => format!(" at {from}"),
+                }
+            ),
+        ),
+        "answered" => (
+            String::new(),
+            format!(
+                "answered {} by {}: {}",
+                text("key"),
+                text("how"),
+                fold(&event["value"])
+            ),
+        ),
+        "ask-timed-out" => (
+            String::new(),
+            format!(
+                "✗ no answer to {} came within {}",
+                text("key"),
+                crate::duration::format_duration(std::time::Duration::from_millis(
+                    event["timeoutMs"].as_u64().unwrap_or(0)
+                ))
+            ),
+        ),
         "agent-opened" => (
             agent,
             format!(

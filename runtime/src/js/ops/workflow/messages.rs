@@ -145,7 +145,7 @@ fn message_received(
 }
 
 /// `timeout`: `"30s"`, `"20m"`, `"1h"`, `"1500ms"`, or a number of milliseconds.
-fn read_timeout(
+pub(super) fn read_timeout(
     call: &str,
     code: OpCode,
     value: Option<&Value>,
