@@ -122,3 +122,6 @@ mod sandbox_surface;
 mod skills;
 // wf.agents.stop against a real agent process (issue 27 item 6).
 mod agent_stop;
+// Agents in podman containers: two turns and tools from inside, the write grant, nothing left,
+// kill -9 swept, a missing image refused, live codex (its musl build) through the proxy (issue 28).
+mod containers;

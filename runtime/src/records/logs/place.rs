@@ -1,7 +1,7 @@
-//! Where an agent ran, as `awf logs` says it: its sandbox (provider, key, write and network
-//! grants, narrowed reads) on `agent-opened`, its worktree (path, branch, base, keep rule) on
-//! `agent-workspace`, and how the worktree ended (head, dirty or clean, kept or removed) on
-//! `worktree-ended`.
+//! Where an agent ran, as `awf logs` says it: its sandbox (provider, key, a container's image,
+//! write and network grants, narrowed reads) on `agent-opened`, its worktree (path, branch, base,
+//! keep rule) on `agent-workspace`, and how the worktree ended (head, dirty or clean, kept or
+//! removed) on `worktree-ended`.
 
 use serde_json::Value;
 
@@ -19,8 +19,12 @@ pub(super) fn sandbox(sandbox: Option<&Value>) -> String {
         "" => String::new(),
         file => format!(" from --agent-sandbox {file}"),
     };
+    let image = match sandbox.pointer("/container/image").and_then(Value::as_str) {
+        Some(image) => format!(" (image {image})"),
+        None => String::new(),
+    };
     let mut said = format!(
-        " in {} sandbox \"{}\"{from}: writes {}; network: {}",
+        " in {} sandbox \"{}\"{image}{from}: writes {}; network: {}",
         text("provider"),
         text("key"),
         paths(sandbox.get("write")).unwrap_or_else(|| "nothing".into()),
@@ -137,6 +141,12 @@ mod tests {
         assert_eq!(
             line(&operator),
             "18:30:58.000  e  opened (pi) in bwrap sandbox \"operator\" from --agent-sandbox /ops/box.json: writes /p; network: none"
+        );
+        let contained = json!({"at": AT, "event": "agent-opened", "agent": "f", "runtime": {"kind": "command", "program": "/p/a.sh"}, "cwd": "/p",
+            "sandbox": {"key": "agent:f", "provider": "podman", "read": null, "write": ["/p"], "network": false, "container": {"engine": "podman", "image": "awf-agents", "args": []}}});
+        assert_eq!(
+            line(&contained),
+            "18:30:58.000  f  opened (command /p/a.sh) in podman sandbox \"agent:f\" (image awf-agents): writes /p; network: none"
         );
         let free = json!({"at": AT, "event": "agent-opened", "agent": "d", "runtime": {"kind": "pi", "program": "pi"}, "cwd": "/p"});
         assert_eq!(line(&free), "18:30:58.000  d  opened (pi)");

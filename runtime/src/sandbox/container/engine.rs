@@ -20,6 +20,9 @@ pub const LABEL_RUN: &str = "awf.run";
 pub const LABEL_CONTROL: &str = "awf.control";
 pub const LABEL_AGENT: &str = "awf.agent";
 
+/// How many times a container that will not go is asked to (engine.rs `remove_labelled`).
+const REMOVE_ATTEMPTS: usize = 3;
+
 /// An engine found on PATH.
 #[derive(Clone, Debug)]
 pub struct Engine {
@@ -47,7 +50,7 @@ impl Engine {
                 key: key.to_string(),
                 engine: kind.name(),
                 image: image.to_string(),
-                why: first_line(&out),
+                why: last_stderr_line(&out),
             }),
             Err(e) => Err(SandboxError::NoImage {
                 key: key.to_string(),
@@ -74,46 +77,54 @@ impl Engine {
         command
     }
 
-    /// Removes every container (running or not) labelled `label=value`; how many it removed.
-    pub fn remove_labelled(&self, label: &str, value: &Path) -> usize {
+    /// Removes every container (running or not) labelled `label=value`. A container whose
+    /// processes died under it (its conmon killed with awf) is still marked running: podman's
+    /// first `rm` fails ("container state improper") and a second removes it, so it is asked a
+    /// few times.
+    pub fn remove_labelled(&self, label: &str, value: &Path) {
+        for attempt in 1..=REMOVE_ATTEMPTS {
+            let ids = self.labelled(label, value);
+            if ids.is_empty() {
+                return;
+            }
+            let mut args = vec!["rm", "--force"];
+            if self.kind == EngineKind::Podman {
+                // podman stops a running container with a grace first; its processes are done.
+                args.extend(["--time", "0"]);
+            }
+            args.extend(ids.iter().map(String::as_str));
+            match self.command(&args).output() {
+                Ok(out) if out.status.success() => return,
+                Ok(out) if attempt == REMOVE_ATTEMPTS => {
+                    tracing::warn!(target: "awf::sandbox::container", "{} rm: {}", self.kind.name(), last_stderr_line(&out));
+                }
+                _ => std::thread::sleep(std::time::Duration::from_millis(300)),
+            }
+        }
+    }
+
+    /// The ids of the containers (running or not) labelled `label=value`.
+    fn labelled(&self, label: &str, value: &Path) -> Vec<String> {
         let filter = format!("label={label}={}", value.display());
-        let listed = self
+        let Ok(listed) = self
             .command(&["ps", "--all", "--quiet", "--filter", &filter])
-            .output();
-        let Ok(listed) = listed else {
-            return 0;
+            .output()
+        else {
+            return Vec::new();
         };
-        let ids: Vec<String> = String::from_utf8_lossy(&listed.stdout)
+        String::from_utf8_lossy(&listed.stdout)
             .split_whitespace()
             .map(str::to_string)
-            .collect();
-        if ids.is_empty() {
-            return 0;
-        }
-        let mut args = vec!["rm", "--force"];
-        if self.kind == EngineKind::Podman {
-            // podman stops a running container with a grace first; its processes are done.
-            args.extend(["--time", "0"]);
-        }
-        args.extend(ids.iter().map(String::as_str));
-        match self.command(&args).output() {
-            Ok(out) if out.status.success() => ids.len(),
-            Ok(out) => {
-                tracing::warn!(target: "awf::sandbox::container", "{} rm: {}", self.kind.name(), first_line(&out));
-                0
-            }
-            Err(_) => 0,
-        }
+            .collect()
     }
 }
 
-/// Removes the containers a dead run left (its control folder `control`, from `LEFT_FILE`);
-/// how many. For the sweep, before the folder goes.
-pub fn remove_left_in(control: &Path) -> usize {
+/// Removes the containers a dead run left (its control folder `control`, from `LEFT_FILE`).
+/// For the sweep, before the folder goes.
+pub fn remove_left_in(control: &Path) {
     let Ok(text) = std::fs::read_to_string(control.join(LEFT_FILE)) else {
-        return 0;
+        return;
     };
-    let mut removed = 0;
     for line in text.lines() {
         let program = PathBuf::from(line.trim());
         let kind = match program.file_name().and_then(|n| n.to_str()) {
@@ -121,9 +132,8 @@ pub fn remove_left_in(control: &Path) -> usize {
             Some(_) => EngineKind::Podman,
             None => continue,
         };
-        removed += Engine::at(kind, program).remove_labelled(LABEL_CONTROL, control);
+        Engine::at(kind, program).remove_labelled(LABEL_CONTROL, control);
     }
-    removed
 }
 
 /// Notes in the run's control folder that `engine` starts containers for it (once a line).
@@ -142,7 +152,7 @@ pub fn note_used(control: &Path, engine: &Engine) -> std::io::Result<()> {
     writeln!(out, "{line}")
 }
 
-fn first_line(out: &Output) -> String {
+fn last_stderr_line(out: &Output) -> String {
     let stderr = String::from_utf8_lossy(&out.stderr);
     let text = stderr.trim();
     let text = if text.is_empty() {
