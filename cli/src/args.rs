@@ -56,7 +56,7 @@ impl ColorChoice {
 #[command(defer = true)]
 pub enum Command {
     /// Run a workflow file and print its result as JSON on stdout
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Show a run's events: agents, turns, answers, tool calls, logs
     Logs(LogsArgs),
     /// List the runs under the current directory: status, attempts, stage, and how to continue
@@ -251,6 +251,12 @@ pub struct RunArgs {
     /// With --continue: reuse no stage, run every one again
     #[arg(long, requires = "continue_run", conflicts_with = "from_stage")]
     pub fresh_stages: bool,
+
+    /// How agents reach the run: `socket` (each its own Unix socket) or also `tcp` (TLS on
+    /// 127.0.0.1, a port the system picks) or `tcp:HOST:PORT`, for agents that cannot see their
+    /// socket; each launcher then pins the run's certificate and carries its agent's secret
+    #[arg(long, value_name = "CHANNEL", default_value = "socket")]
+    pub channel: String,
 
     /// Run workflow and handler code deny-by-default: files, network, child processes and
     /// environment variables only as the --allow-* flags grant (any --allow-* implies it);

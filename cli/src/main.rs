@@ -14,7 +14,7 @@ fn main() -> ExitCode {
     let cli = args::Cli::parse();
     logging::init(cli.log_level.as_deref());
     let code = match cli.command {
-        args::Command::Run(run) => commands::run::run(run, cli.color),
+        args::Command::Run(run) => commands::run::run(*run, cli.color),
         args::Command::Logs(logs) => commands::logs::run(logs, cli.color),
         args::Command::Runs(runs) => commands::runs::run(runs),
         args::Command::Answer(answer) => commands::answer::run(answer),

@@ -52,6 +52,9 @@ mod check_ins;
 mod forks;
 // The channel against a real run: bad answers, malformed requests, silent and many connections.
 mod channel;
+// Authority that travels: the agent's secret on the socket (a process in a pid namespace of its
+// own), the TCP transport with TLS (`--channel tcp`), forged and stale launchers refused.
+mod channel_tls;
 // Workflow tools: the spec's example and its tests, teaching, refusals, failures, budgets,
 // joins, records.
 mod tools;

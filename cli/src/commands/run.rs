@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use anyhow::anyhow;
 use awf_runtime::channel::sweep;
+use awf_runtime::channel::tcp::ChannelChoice;
 use awf_runtime::duration::parse_timeout;
 use awf_runtime::harness::{aliases, RuntimeOverrides};
 use awf_runtime::js::{Grant, Permissions, SandboxGrants};
@@ -30,6 +31,11 @@ fn start(args: RunArgs, color: ColorChoice) -> Result<i32, Failure> {
     let follow_up = FollowUp::new(&args.file, args.cwd.as_deref());
     let cwd = resolve_cwd(args.cwd.clone())?;
     let permissions = sandbox(&args, &cwd);
+    let channel: ChannelChoice = (args.channel.parse())
+        .map_err(|e: String| Failure::usage(anyhow!("--channel {}: {e}", args.channel)))?;
+    if let Some(address) = channel.tcp {
+        awf_runtime::channel::tcp::listen_on(address);
+    }
     let continue_run = args.continue_run.map(|id| match id.as_str() {
         "" => ContinueWhich::Latest,
         _ => ContinueWhich::Id(id),

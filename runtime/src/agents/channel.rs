@@ -1,6 +1,7 @@
-//! An agent's socket router: each request that arrives on the agent's socket goes to the agent
-//! it belongs to, once the connecting process is found to be the agent's own. The connection is
-//! the authority, so the router holds its agent (weakly: a closed run frees it) and never looks
+//! An agent's channel router: each request that arrives on the agent's socket (or for it, over
+//! the run's TCP listener) goes to the agent it belongs to, once the sender is found to be the
+//! agent's own (`agent/authority.rs`). The connection and the agent's secret are the authority,
+//! so the router holds its agent (weakly: a closed run frees it) and its secret, and never looks
 //! at who the request says it is.
 
 use std::sync::{Arc, Weak};
@@ -8,26 +9,30 @@ use std::sync::{Arc, Weak};
 use super::agent::{refused, Agent};
 use super::sending;
 use crate::channel::refusal::Code;
-use crate::channel::server::{ChannelHandler, HandlerFuture, Peer};
+use crate::channel::secret::Secret;
+use crate::channel::server::{Caller, ChannelHandler, HandlerFuture};
 use crate::channel::wire::{Request, Response};
 use crate::tools::dispatch;
 
 pub(super) struct AgentChannel {
     agent: Weak<Agent>,
+    /// The agent's secret, as its launcher file holds it.
+    secret: Secret,
 }
 
 impl AgentChannel {
-    pub(super) fn new(agent: &Arc<Agent>) -> AgentChannel {
+    pub(super) fn new(agent: &Arc<Agent>, secret: Secret) -> AgentChannel {
         AgentChannel {
             agent: Arc::downgrade(agent),
+            secret,
         }
     }
 }
 
 impl ChannelHandler for AgentChannel {
-    fn authorize(&self, peer: Peer) -> Result<(), Response> {
+    fn authorize(&self, caller: &Caller, secret: Option<&str>) -> Result<(), Response> {
         match self.agent.upgrade() {
-            Some(agent) => agent.authorize(peer),
+            Some(agent) => agent.authorize(caller, self.secret.judge(secret)),
             None => Err(refused(
                 Code::ClosedTurn,
                 "this agent is closed",

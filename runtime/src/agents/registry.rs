@@ -16,6 +16,7 @@ use super::agent::Agent;
 use super::channel::AgentChannel;
 use super::problem::OpenError;
 use super::spec::{AgentSpec, SandboxChoice};
+use crate::channel::secret::Secret;
 use crate::channel::server::AgentSocket;
 use crate::channel::{launcher, ControlDir, RunMarker};
 use crate::harness::home::AgentHome;
@@ -490,8 +491,14 @@ impl Agents {
         let dir = control
             .agent_dir()
             .map_err(|e| setup(&spec.key, "create the folder", e))?;
-        let launcher =
-            launcher::write(&dir, &wfa).map_err(|e| setup(&spec.key, "write the launcher", e))?;
+        let tcp = control
+            .tcp(&self.link.records)
+            .map_err(|e| setup(&spec.key, "listen on TCP", e))?;
+        let secret =
+            Secret::generate().map_err(|e| setup(&spec.key, "make the agent's secret", e))?;
+        let route = tcp.map(|tcp| tcp.route(&dir));
+        let launcher = launcher::write(&dir, &wfa, &secret, route)
+            .map_err(|e| setup(&spec.key, "write the launcher", e))?;
         let session_name = format!("{}-{}", spec.key, control.agent_number(&dir));
         let sandbox = sandbox.map(|sandbox| AgentBox {
             sandbox,
@@ -516,9 +523,12 @@ impl Agents {
             .with_sandbox(sandbox)
             .with_home(home),
         );
-        let handler = Arc::new(AgentChannel::new(&agent));
-        let socket = AgentSocket::serve(&dir, handler)
+        let handler = Arc::new(AgentChannel::new(&agent, secret));
+        let mut socket = AgentSocket::serve(&dir, handler)
             .map_err(|e| setup(&agent.key, "listen on the socket", e))?;
+        if let Some(tcp) = tcp {
+            socket.serve_over(tcp, &dir);
+        }
         agent.listen(socket);
         agent.record(&Event::AgentOpened {
             agent: agent.key.clone(),

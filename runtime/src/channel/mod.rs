@@ -2,10 +2,14 @@
 //!
 //! A run has one control folder under /tmp (short socket paths), mode 0700, with a marker saying
 //! whose run it is (`sweep.rs` removes those of dead runs); inside it each agent has a folder of
-//! its own, named by a random word (the key never appears in a path), holding its socket `s.sock`
-//! and its launcher `wfa`. The connection is the authority: the socket a request comes in on says
-//! which agent it is for, and the connecting process (`SO_PEERCRED`) must be one of that agent's
-//! own (`server.rs`), so nothing secret goes into a prompt and a path alone grants nothing.
+//! its own, named by a random word (the key never appears in a path), holding its socket `s.sock`,
+//! its launcher `wfa` and the launcher file `launcher.json` (`launcher.rs`: the agent's secret,
+//! `secret.rs`). The connection is the authority: the socket a request comes in on says which
+//! agent it is for, and the connecting process (`SO_PEERCRED`) must be one of that agent's own,
+//! or a container's presenting the agent's secret (`server.rs`, agents/agent/authority.rs), so
+//! nothing secret goes into a prompt and a path alone grants nothing. A run started with
+//! `--channel tcp` also listens on TCP with TLS (`tcp.rs`, `tls.rs`), where the secret is
+//! required.
 //!
 //! `wire/` and `refusal.rs` depend on nothing but serde, because the `wfa` binary includes
 //! them by path.
@@ -13,8 +17,11 @@
 pub mod client;
 pub mod launcher;
 pub mod refusal;
+pub mod secret;
 pub mod server;
 pub mod sweep;
+pub mod tcp;
+pub mod tls;
 pub mod wire;
 
 use std::collections::HashMap;
@@ -22,9 +29,11 @@ use std::io;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::os::proc::Identity;
+use crate::records::RunDir;
+use tcp::TcpChannel;
 
 /// The file in a control folder that says whose run it is (`sweep.rs` reads it).
 pub const MARKER: &str = "run.json";
@@ -43,6 +52,8 @@ pub struct ControlDir {
     next_agent: AtomicU32,
     /// Each agent folder's number, for names that must stay short and stable (`AWF_SESSION`).
     numbers: Mutex<HashMap<PathBuf, u32>>,
+    /// The run's TCP listener, when the run asked for one; bound at the first agent's open.
+    tcp: OnceLock<Result<TcpChannel, String>>,
 }
 
 impl ControlDir {
@@ -62,7 +73,24 @@ impl ControlDir {
             path,
             next_agent: AtomicU32::new(1),
             numbers: Mutex::default(),
+            tcp: OnceLock::new(),
         })
+    }
+
+    /// The run's TCP listener when the run asked for one (`tcp::configured`), bound at first
+    /// use; refusals of connections that reach no agent are recorded in `records`. Needs a tokio
+    /// runtime.
+    pub fn tcp(&self, records: &Arc<RunDir>) -> io::Result<Option<&TcpChannel>> {
+        let Some(address) = tcp::configured() else {
+            return Ok(None);
+        };
+        let bound = self
+            .tcp
+            .get_or_init(|| TcpChannel::bind(address, records.clone()).map_err(|e| e.to_string()));
+        bound
+            .as_ref()
+            .map(Some)
+            .map_err(|e| io::Error::other(e.clone()))
     }
 
     pub fn path(&self) -> &Path {

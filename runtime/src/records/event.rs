@@ -273,13 +273,19 @@ pub enum Event {
         dirty: bool,
         kept: bool,
     },
-    /// A connection to an agent's socket from a process that is not the agent's, refused.
+    /// A connection refused: to an agent's socket from a process that is not the agent's or
+    /// with a wrong secret; over TCP (`address`, the sender's), one without the agent's secret,
+    /// or one that reached no agent (no `agent`: a failed TLS handshake, an unknown launcher).
     #[serde(rename_all = "camelCase")]
     ChannelRefused {
-        agent: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        agent: Option<String>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pid: Option<i32>,
-        uid: u32,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        uid: Option<u32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        address: Option<String>,
         why: String,
     },
     /// A connection to an agent's socket whose sender awf could not check (`/proc` unreadable

@@ -1,5 +1,7 @@
-//! Which run wfa reaches: the socket named by `--channel`, or the one beside the launcher wfa was
-//! started by; without either, wfa was not started through a launcher and says so.
+//! Which run wfa reaches, and the secret it presents there: the socket named by `--channel` (no
+//! secret), or what the launcher wfa was started by says: its launcher file (the secret, and a
+//! TCP route if the agent reaches its run over TCP) and the socket beside it. Without either, wfa
+//! was not started through a launcher and says so.
 
 use std::ffi::OsString;
 use std::io;
@@ -7,20 +9,81 @@ use std::path::{Path, PathBuf};
 
 use crate::output::Output;
 use crate::refusal::Exit;
-use crate::wire;
+use crate::wire::{self, LaunchFile, TcpRoute};
 
-/// The agent's socket when wfa was started by an agent's launcher: `<agent folder>/wfa` beside
-/// `<agent folder>/s.sock`. Started any other way (`wfa` on PATH, the binary itself), none.
-pub fn socket_beside(program: &Path) -> Option<PathBuf> {
-    let dir = program.parent().filter(|dir| !dir.as_os_str().is_empty())?;
-    let socket = dir.join(wire::SOCKET_NAME);
-    // A socket wfa may not even look at (another user's folder) is still the one meant: connecting
-    // then says why it cannot be reached.
-    match std::fs::symlink_metadata(&socket) {
-        Ok(_) => Some(socket),
-        Err(error) if error.kind() == io::ErrorKind::PermissionDenied => Some(socket),
-        Err(_) => None,
+/// Where a request goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    Socket(PathBuf),
+    Tcp(TcpRoute),
+}
+
+impl Target {
+    /// Where, for a message: the socket's path or the route's address.
+    pub fn place(&self) -> String {
+        match self {
+            Target::Socket(path) => path.display().to_string(),
+            Target::Tcp(route) => route.address.clone(),
+        }
     }
+}
+
+/// Where wfa reaches its run, and the secret it presents on every request there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reach {
+    pub target: Target,
+    pub secret: Option<String>,
+}
+
+/// What the launcher wfa was started by says, when it was started by one: `<agent folder>/wfa`
+/// beside `<agent folder>/launcher.json` and `<agent folder>/s.sock`. Started any other way
+/// (`wfa` on PATH, the binary itself), none. A launcher file that cannot be read as one is an
+/// error (exit 4) naming it.
+pub fn beside(program: &Path) -> Result<Option<Reach>, Output> {
+    let Some(dir) = program.parent().filter(|dir| !dir.as_os_str().is_empty()) else {
+        return Ok(None);
+    };
+    let socket = dir.join(wire::SOCKET_NAME);
+    let file = dir.join(wire::LAUNCH_FILE);
+    let launch = match std::fs::read(&file) {
+        Ok(bytes) => serde_json::from_slice::<LaunchFile>(&bytes)
+            .map_err(|error| invalid_launcher(&file, &error.to_string()))?,
+        // A launcher of an older awf, or a folder wfa may not even look at (another user's): the
+        // socket beside it is still the one meant, and connecting says why it cannot be used.
+        Err(_) if socket_exists(&socket) => {
+            return Ok(Some(Reach {
+                target: Target::Socket(socket),
+                secret: None,
+            }))
+        }
+        Err(_) => return Ok(None),
+    };
+    let target = match launch.tcp {
+        Some(route) => Target::Tcp(route),
+        None => Target::Socket(socket),
+    };
+    Ok(Some(Reach {
+        target,
+        secret: Some(launch.secret),
+    }))
+}
+
+fn socket_exists(socket: &Path) -> bool {
+    match std::fs::symlink_metadata(socket) {
+        Ok(_) => true,
+        Err(error) => error.kind() == io::ErrorKind::PermissionDenied,
+    }
+}
+
+fn invalid_launcher(file: &Path, why: &str) -> Output {
+    Output::stderr(
+        Exit::Unreachable,
+        format!(
+            "wfa: the launcher file {} is not valid: {why}\n\nhint: it is written by awf when \
+             the agent opens; use the launcher named in your current prompt ($AWF_WFA)\n",
+            file.display()
+        ),
+    )
 }
 
 /// Takes `--channel <socket>` off the front of the arguments.
@@ -66,16 +129,44 @@ mod tests {
     }
 
     #[test]
-    fn started_by_a_launcher_path_wfa_finds_the_socket_beside_it() {
+    fn started_by_a_launcher_path_wfa_reads_its_launcher_file() {
         let dir = std::env::temp_dir().join(format!("wfa-beside-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        assert_eq!(socket_beside(&dir.join("wfa")), None);
+        let launcher = dir.join("wfa");
+        assert_eq!(beside(&launcher), Ok(None));
+        // An older launcher: the socket alone, no secret.
         std::fs::write(dir.join(wire::SOCKET_NAME), "").unwrap();
+        let socket = Target::Socket(dir.join(wire::SOCKET_NAME));
         assert_eq!(
-            socket_beside(&dir.join("wfa")),
-            Some(dir.join(wire::SOCKET_NAME))
+            beside(&launcher),
+            Ok(Some(Reach {
+                target: socket.clone(),
+                secret: None
+            }))
         );
-        assert_eq!(socket_beside(Path::new("wfa")), None);
+        std::fs::write(dir.join(wire::LAUNCH_FILE), r#"{"secret":"ab"}"#).unwrap();
+        assert_eq!(
+            beside(&launcher),
+            Ok(Some(Reach {
+                target: socket,
+                secret: Some("ab".to_owned())
+            }))
+        );
+        let tcp = r#"{"secret":"ab","tcp":{"address":"127.0.0.1:4100","name":"k2m3","pin":"cd"}}"#;
+        std::fs::write(dir.join(wire::LAUNCH_FILE), tcp).unwrap();
+        let reach = beside(&launcher).unwrap().unwrap();
+        assert_eq!(reach.target.place(), "127.0.0.1:4100");
+        std::fs::write(dir.join(wire::LAUNCH_FILE), r#"{"tcp":null}"#).unwrap();
+        let invalid = beside(&launcher).unwrap_err();
+        assert_eq!(invalid.exit, Exit::Unreachable);
+        assert!(
+            invalid
+                .stderr
+                .contains("launcher.json is not valid: missing field `secret`"),
+            "{}",
+            invalid.stderr
+        );
+        assert_eq!(beside(Path::new("wfa")), Ok(None));
         std::fs::remove_dir_all(dir).unwrap();
     }
 

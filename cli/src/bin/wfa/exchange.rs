@@ -1,15 +1,17 @@
-//! One exchange on the agent's socket: connect, send the request line, half-close, read the
-//! response line; or why the run could not be reached ([`Unreachable`], exit 4).
+//! One exchange with the run, on the agent's socket or over TLS (`tls.rs`): connect, send the
+//! request line, end it (half-close the socket; over TLS the newline ends it), read the response
+//! line; or why the run could not be reached ([`Unreachable`], exit 4).
 
 use std::io::{self, Read, Write};
 use std::net::Shutdown;
 use std::os::unix::net::UnixStream;
-use std::path::Path;
 use std::time::{Duration, Instant};
 
+use crate::channel::Target;
 use crate::limits;
 use crate::output::Output;
 use crate::refusal::Exit;
+use crate::tls::{self, TlsStream};
 use crate::wire::Response;
 
 /// How long wfa waits for a response. The server bounds every call by the call's and the turn's
@@ -25,35 +27,82 @@ pub struct Unreachable {
 }
 
 impl Unreachable {
-    pub fn render(&self, socket: &Path) -> Output {
+    /// The message for a run at `place` (a socket's path, a TCP address).
+    pub fn render(&self, place: &str) -> Output {
         Output::stderr(
             Exit::Unreachable,
             format!(
-                "wfa: cannot reach the workflow run at {}: {}\n\nhint: the run this launcher \
+                "wfa: cannot reach the workflow run at {place}: {}\n\nhint: the run this launcher \
                  belongs to is over: a launcher works only while its run runs. To go on, start a \
                  new run (`awf run FILE`, or `awf run FILE --continue ID` for one that did not \
                  complete) and use the launcher named in its prompt\n",
-                socket.display(),
                 self.why
             ),
         )
     }
 }
 
-/// One exchange: connect, send the request line, half-close, read the response line.
+/// A connection a request can be sent and ended on, and a response read from.
+trait Connection: Read + Write {
+    fn set_read_timeout(&self, timeout: Duration) -> io::Result<()>;
+    /// Says the request is whole.
+    fn end_request(&mut self) -> io::Result<()>;
+}
+
+impl Connection for UnixStream {
+    fn set_read_timeout(&self, timeout: Duration) -> io::Result<()> {
+        UnixStream::set_read_timeout(self, Some(timeout))
+    }
+
+    fn end_request(&mut self) -> io::Result<()> {
+        self.shutdown(Shutdown::Write)
+    }
+}
+
+impl Connection for TlsStream {
+    fn set_read_timeout(&self, timeout: Duration) -> io::Result<()> {
+        self.sock.set_read_timeout(Some(timeout))
+    }
+
+    /// The newline ends a request; the server reads no further, so the TLS stream stays open
+    /// both ways for the response.
+    fn end_request(&mut self) -> io::Result<()> {
+        self.flush()
+    }
+}
+
+/// One exchange with the run at `target`: see [`exchange_on`].
+pub fn exchange(target: &Target, line: &[u8]) -> Result<Response, Unreachable> {
+    let unreachable = |error: io::Error| Unreachable {
+        why: describe(&error),
+    };
+    match target {
+        Target::Socket(path) => {
+            let stream = UnixStream::connect(path).map_err(unreachable)?;
+            stream
+                .set_write_timeout(Some(limits::REQUEST_READ_TIMEOUT))
+                .map_err(unreachable)?;
+            exchange_on(stream, line)
+        }
+        Target::Tcp(route) => {
+            let stream = tls::connect(route, limits::REQUEST_READ_TIMEOUT).map_err(unreachable)?;
+            stream
+                .sock
+                .set_write_timeout(Some(limits::REQUEST_READ_TIMEOUT))
+                .map_err(unreachable)?;
+            exchange_on(stream, line)
+        }
+    }
+}
+
+/// One exchange on a connection: send the request line, end it, read the response line.
 ///
 /// Connecting to a Unix socket succeeds or fails at once (it waits only while the server's
-/// backlog is full). The server takes a request within [`limits::REQUEST_READ_TIMEOUT`] or drops
-/// it, so writing is bounded by the same time. The response may take as long as the call
-/// (minutes), up to [`RESPONSE_BOUND`].
-pub fn exchange(socket: &Path, line: &[u8]) -> Result<Response, Unreachable> {
-    let mut stream = UnixStream::connect(socket).map_err(|error| Unreachable {
-        why: describe(&error),
-    })?;
-    let sent = stream
-        .set_write_timeout(Some(limits::REQUEST_READ_TIMEOUT))
-        .and_then(|()| stream.write_all(line))
-        .and_then(|()| stream.shutdown(Shutdown::Write));
+/// backlog is full); a TCP connection is given [`limits::REQUEST_READ_TIMEOUT`]. The server takes
+/// a request within that time or drops it, so writing is bounded by the same time. The response
+/// may take as long as the call (minutes), up to [`RESPONSE_BOUND`].
+fn exchange_on(mut stream: impl Connection, line: &[u8]) -> Result<Response, Unreachable> {
+    let sent = stream.write_all(line).and_then(|()| stream.end_request());
     // Read even when sending failed: a server that refused the request early (too large) has
     // answered before closing, and that answer says more than the broken pipe.
     let received = read_response(&mut stream);
@@ -93,7 +142,7 @@ pub fn exchange(socket: &Path, line: &[u8]) -> Result<Response, Unreachable> {
 
 /// Reads up to the first newline or the end, and no more than one byte past the response limit
 /// (decoding then reports the size).
-fn read_response(stream: &mut UnixStream) -> io::Result<Vec<u8>> {
+fn read_response(stream: &mut impl Connection) -> io::Result<Vec<u8>> {
     let deadline = Instant::now() + RESPONSE_BOUND;
     let mut bytes = Vec::new();
     let mut chunk = [0u8; 16 * 1024];
@@ -102,7 +151,7 @@ fn read_response(stream: &mut UnixStream) -> io::Result<Vec<u8>> {
         if left.is_zero() {
             return Err(io::ErrorKind::TimedOut.into());
         }
-        stream.set_read_timeout(Some(left))?;
+        stream.set_read_timeout(left)?;
         let read = match stream.read(&mut chunk) {
             Ok(0) => break,
             Ok(read) => read,
@@ -155,7 +204,7 @@ mod tests {
         let output = Unreachable {
             why: "nothing listens on the socket".to_owned(),
         }
-        .render(Path::new("/tmp/awf-1/a1/s.sock"));
+        .render("/tmp/awf-1/a1/s.sock");
         assert_eq!(output.exit, Exit::Unreachable);
         assert!(output.stderr.starts_with(
             "wfa: cannot reach the workflow run at /tmp/awf-1/a1/s.sock: nothing listens on the \

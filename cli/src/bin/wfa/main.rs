@@ -5,20 +5,23 @@
 //! the response is printed and exited with. The run owns the rest: which tools exist, how flags
 //! become JSON (the server has the schemas), whether an answer fits. The protocol (`wire/`), the
 //! codes (`refusal.rs`) and the limits (`limits.rs`) come from the runtime by `#[path]`; wfa uses
-//! only std, serde and serde_json and no thread unless it reads standard input, so a round trip
-//! costs well under a millisecond more than starting `/bin/true`.
+//! only std, serde and serde_json (and rustls for the TCP transport alone) and no thread unless
+//! it reads standard input, so a round trip costs well under a millisecond more than starting
+//! `/bin/true`.
 //!
 //! An agent's launcher is `<agent folder>/wfa`, a link to this binary; started by that path, wfa
-//! connects to the socket in the same folder (`--channel <socket>` names one directly, for
-//! tests). The socket is the agent's own: the run knows who asks by the connection, so wfa
-//! carries no identity.
+//! reads the launcher file in the same folder (the agent's secret, and a TCP route for an agent
+//! that reaches its run over TCP) and connects to the socket there, or over TLS to the route
+//! (`--channel <socket>` names a socket directly, for tests). It presents the secret on every
+//! request: the run knows who asks by the connection and the secret, so wfa carries no other
+//! identity.
 //!
 //! This file takes one invocation from its words to its exit; each step is a module:
 //! - `args.rs`: the command line, read into an invocation or a usage error.
-//! - `channel.rs`: which socket to reach: `--channel`, or the one beside the launcher.
+//! - `channel.rs`: where to reach the run, and the secret: `--channel`, or the launcher's file.
 //! - `input.rs`: which requests take standard input, where it goes, whether to wait for it.
 //! - `stdin.rs`: reading standard input without hanging on a pipe nobody writes or closes.
-//! - `exchange.rs`: the one request and response on the socket.
+//! - `exchange.rs`: the one request and response, on the socket or over TLS (`tls.rs`).
 //! - `output.rs`: what wfa prints and exits with.
 //! - `hook.rs`: `wfa hook claude`; `keep.rs`: `wfa __keep`, the parent of every agent process;
 //!   `bridge.rs`: `wfa __bridge`, a sandboxed agent's network, inside its box.
@@ -37,7 +40,7 @@ mod limits;
 #[allow(dead_code)]
 #[path = "from_runtime/refusal.rs"]
 mod refusal;
-#[allow(dead_code)]
+#[allow(dead_code, unused_imports)]
 #[path = "from_runtime/wire/mod.rs"]
 mod wire;
 
@@ -50,9 +53,10 @@ mod input;
 mod keep;
 mod output;
 mod stdin;
+mod tls;
 
 use args::{help, parse, utf8_words, Invocation};
-use channel::{not_launched, socket_beside, split_channel};
+use channel::{beside, not_launched, split_channel, Reach, Target};
 use exchange::exchange;
 use input::{expects_request, nothing_to_send, stdin_slot};
 use output::{refused_locally, render, Output};
@@ -87,7 +91,6 @@ fn run(program: Option<&Path>, args: Vec<OsString>) -> Output {
         return Output::stdout(hook::decide(&launcher, &hook::read_input()));
     }
     let (channel, words) = split_channel(args);
-    let channel = channel.or_else(|| socket_beside(program?));
     let invocation = match utf8_words(words).and_then(parse) {
         Ok(invocation) => invocation,
         Err(usage) => return usage.render(),
@@ -103,8 +106,23 @@ fn run(program: Option<&Path>, args: Vec<OsString>) -> Output {
         }
         Invocation::Send { subject, request } => (subject, request),
     };
-    let Some(socket) = channel else {
+    let reach = match (channel, program) {
+        (Some(socket), _) => Some(Reach {
+            target: Target::Socket(socket),
+            secret: None,
+        }),
+        (None, Some(program)) => match beside(program) {
+            Ok(reach) => reach,
+            Err(invalid) => return invalid,
+        },
+        (None, None) => None,
+    };
+    let Some(Reach { target, secret }) = reach else {
         return not_launched(std::env::var_os("AWF_WFA"));
+    };
+    let encode = |request: &Request| match &secret {
+        Some(secret) => request.encode_presenting(secret, limits::MAX_REQUEST_BYTES),
+        None => request.encode(limits::MAX_REQUEST_BYTES),
     };
     let question = expects_request(&request);
     let sending = matches!(request, Request::Send { .. });
@@ -117,8 +135,8 @@ fn run(program: Option<&Path>, args: Vec<OsString>) -> Output {
             if sending {
                 return Some(true);
             }
-            let line = question.as_ref()?.encode(limits::MAX_REQUEST_BYTES).ok()?;
-            match exchange(&socket, &line).ok()? {
+            let line = encode(question.as_ref()?).ok()?;
+            match exchange(&target, &line).ok()? {
                 Response::Ok { stdout } => Some(matches!(stdout.trim(), "json" | "text")),
                 _ => None,
             }
@@ -131,16 +149,16 @@ fn run(program: Option<&Path>, args: Vec<OsString>) -> Output {
             return refusal;
         }
     }
-    let line = match request.encode(limits::MAX_REQUEST_BYTES) {
+    let line = match encode(&request) {
         Ok(line) => line,
         Err(oversized) => {
             let message = format!("the request is {oversized}");
             return refused_locally(&subject, Code::RequestTooLarge, &message);
         }
     };
-    match exchange(&socket, &line) {
+    match exchange(&target, &line) {
         Ok(response) => render(&subject, response),
-        Err(unreachable) => unreachable.render(&socket),
+        Err(unreachable) => unreachable.render(&target.place()),
     }
 }
 

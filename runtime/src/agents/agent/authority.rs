@@ -1,17 +1,23 @@
-//! Who may speak for an agent on its socket: a process of this user in the tree of the agent's
-//! running process (its keeper), whose root is set while a process runs; or, in a test run, awf
-//! itself. Anything else is refused `forbidden` and recorded. A check that cannot be made (awf
-//! cannot read `/proc` for want of descriptors or memory) is no verdict on the process: it is
-//! refused `resource-error`, which the agent may retry, and recorded as such.
+//! Who may speak for an agent: on its socket, a process of this user in the tree of the agent's
+//! running process (its keeper), whose root is set while a process runs; or a process outside
+//! awf's pid namespace (a container's, which the tree cannot place: podman's conmon or docker's
+//! shim is its parent) that presents the agent's secret; or, in a test run, awf itself. Over TCP,
+//! any connection that presents the agent's secret. A request that presents a wrong secret is
+//! refused whoever sends it. Anything else is refused `forbidden` and recorded. A check that
+//! cannot be made (awf cannot read `/proc` for want of descriptors or memory) is no verdict on
+//! the process: it is refused `resource-error`, which the agent may retry, and recorded as such.
+
+use std::io;
 
 use super::{refused, Agent};
 use crate::channel::refusal::Code;
-use crate::channel::server::Peer;
+use crate::channel::secret::Presented;
+use crate::channel::server::{Caller, Peer};
 use crate::channel::wire::Response;
 use crate::os::proc::LineageError;
 use crate::records::Event;
 
-/// What the peer check found.
+/// What the check found.
 #[derive(Debug)]
 enum Verdict {
     Allowed,
@@ -20,40 +26,94 @@ enum Verdict {
     /// The check could not be made.
     Unchecked {
         pid: i32,
+        uid: u32,
         error: LineageError,
     },
 }
 
-/// Whether the process that connected (`peer`) may speak for the agent `key`, whose process tree
-/// starts at `root` (none while no process runs); `descends` walks a process's parents up.
-fn judge(
-    peer: Peer,
+/// How to place a process: whether it descends from another (`descends(pid, root)`, walking its
+/// parents up) and whether it lives in a pid namespace other than awf's (`contained(pid)`).
+struct Lineage<D, C> {
+    descends: D,
+    contained: C,
+}
+
+/// Whether `caller`, presenting a secret judged `secret`, may speak for the agent `key`, whose
+/// process tree starts at `root` (none while no process runs).
+fn judge<D, C>(
+    caller: &Caller,
+    secret: Presented,
     key: &str,
     root: Option<i32>,
     scripted: bool,
-    descends: impl FnOnce(i32, i32) -> Result<bool, LineageError>,
-) -> Verdict {
+    lineage: Lineage<D, C>,
+) -> Verdict
+where
+    D: FnOnce(i32, i32) -> Result<bool, LineageError>,
+    C: FnOnce(i32) -> io::Result<bool>,
+{
+    let peer = match caller {
+        Caller::Network(from) => {
+            return match secret {
+                Presented::Right => Verdict::Allowed,
+                Presented::Missing => Verdict::Forbidden(format!(
+                    "a connection from {from} without the agent's secret"
+                )),
+                Presented::Wrong => {
+                    Verdict::Forbidden(format!("a connection from {from} with a wrong secret"))
+                }
+            }
+        }
+        Caller::Process(peer) => peer,
+    };
     // SAFETY: plain syscall.
     let me = unsafe { libc::geteuid() };
-    match peer.pid {
+    let pid = match peer.pid {
         _ if peer.uid != me => {
-            Verdict::Forbidden(format!("a process of another user (uid {})", peer.uid))
+            return Verdict::Forbidden(format!("a process of another user (uid {})", peer.uid))
         }
-        None => Verdict::Forbidden("a process awf cannot identify".to_string()),
-        Some(pid) if scripted && pid == std::process::id() as i32 => Verdict::Allowed,
-        Some(pid) => match root {
-            Some(root) => match descends(pid, root) {
-                Ok(true) => Verdict::Allowed,
-                Ok(false) => Verdict::Forbidden(format!(
-                    "process {pid}, which is not one of agent \"{key}\"'s"
-                )),
-                Err(error) => Verdict::Unchecked { pid, error },
-            },
-            None => Verdict::Forbidden(format!(
-                "process {pid}, while agent \"{key}\" has no process running"
-            )),
-        },
+        None => return Verdict::Forbidden("a process awf cannot identify".to_string()),
+        Some(pid) => pid,
+    };
+    if secret == Presented::Wrong {
+        return Verdict::Forbidden(format!("process {pid} with a wrong secret"));
     }
+    if scripted && pid == std::process::id() as i32 {
+        return Verdict::Allowed;
+    }
+    let not_the_agents = match root {
+        Some(root) => match (lineage.descends)(pid, root) {
+            Ok(true) => return Verdict::Allowed,
+            Ok(false) => format!("process {pid}, which is not one of agent \"{key}\"'s"),
+            Err(error) => {
+                return Verdict::Unchecked {
+                    pid,
+                    uid: peer.uid,
+                    error,
+                }
+            }
+        },
+        None => format!("process {pid}, while agent \"{key}\" has no process running"),
+    };
+    if secret == Presented::Missing {
+        return Verdict::Forbidden(not_the_agents);
+    }
+    match (lineage.contained)(pid) {
+        Ok(true) => Verdict::Allowed,
+        Ok(false) => Verdict::Forbidden(format!(
+            "{not_the_agents}: the agent's secret speaks only for a process in a container, and              this one shares awf's pid namespace"
+        )),
+        Err(error) => Verdict::Forbidden(format!(
+            "{not_the_agents}, whose pid namespace awf cannot read ({error})"
+        )),
+    }
+}
+
+/// Whether process `pid` lives in a pid namespace other than awf's (a container's).
+fn contained(pid: i32) -> io::Result<bool> {
+    let theirs = std::fs::read_link(format!("/proc/{pid}/ns/pid"))?;
+    let ours = std::fs::read_link("/proc/self/ns/pid")?;
+    Ok(theirs != ours)
 }
 
 /// The usual name of an errno a failed check meets, for the agent's message and the records.
@@ -103,37 +163,49 @@ impl Agent {
         self.state().process_root = root;
     }
 
-    /// Whether the process that connected (`peer`) may speak for this agent: a process of this
-    /// user that descends from the agent's running process (its keeper), or, in a test run,
-    /// awf itself, which plays the scripted agents. Anything else is refused `forbidden`, a
-    /// check that cannot be made `resource-error`; both are recorded.
-    pub(in crate::agents) fn authorize(&self, peer: Peer) -> Result<(), Response> {
+    /// Whether `caller`, presenting a secret judged `secret`, may speak for this agent (see the
+    /// module's doc). Anything else is refused `forbidden`, a check that cannot be made
+    /// `resource-error`; both are recorded.
+    pub(in crate::agents) fn authorize(
+        &self,
+        caller: &Caller,
+        secret: Presented,
+    ) -> Result<(), Response> {
         let root = self.state().process_root;
         let verdict = judge(
-            peer,
+            caller,
+            secret,
             &self.key,
             root,
             self.link.scripted.is_some(),
-            crate::os::proc::descends_from,
+            Lineage {
+                descends: crate::os::proc::descends_from,
+                contained,
+            },
         );
         let why = match verdict {
             Verdict::Allowed => return Ok(()),
             Verdict::Forbidden(why) => why,
-            Verdict::Unchecked { pid, error } => {
+            Verdict::Unchecked { pid, uid, error } => {
                 self.record(&Event::ChannelCheckFailed {
                     agent: self.key.clone(),
                     pid,
-                    uid: peer.uid,
+                    uid,
                     errno: error.error.raw_os_error(),
                     error: lineage_failure(&error),
                 });
                 return Err(unchecked(&self.key, pid, &error));
             }
         };
+        let (pid, uid, address) = match caller {
+            Caller::Process(Peer { pid, uid }) => (*pid, Some(*uid), None),
+            Caller::Network(from) => (None, None, Some(from.to_string())),
+        };
         self.record(&Event::ChannelRefused {
-            agent: self.key.clone(),
-            pid: peer.pid,
-            uid: peer.uid,
+            agent: Some(self.key.clone()),
+            pid,
+            uid,
+            address,
             why: why.clone(),
         });
         Err(refused(
@@ -149,23 +221,42 @@ impl Agent {
 mod tests {
     use super::*;
 
-    fn me() -> Peer {
-        Peer {
+    fn me() -> Caller {
+        Caller::Process(Peer {
             pid: Some(4242),
             // SAFETY: plain syscall.
             uid: unsafe { libc::geteuid() },
-        }
+        })
+    }
+
+    /// The verdict on a process placed by `descends` and `contained`.
+    fn verdict(
+        caller: &Caller,
+        secret: Presented,
+        root: Option<i32>,
+        descends: bool,
+        contained: bool,
+    ) -> Verdict {
+        let lineage = Lineage {
+            descends: move |_, _| Ok(descends),
+            contained: move |_| Ok(contained),
+        };
+        judge(caller, secret, "a", root, false, lineage)
     }
 
     #[test]
     fn a_parent_that_cannot_be_read_is_a_resource_error_not_a_refusal() {
-        let emfile = |pid, _| {
-            Err(LineageError {
-                pid,
-                error: std::io::Error::from_raw_os_error(libc::EMFILE),
-            })
+        let emfile = Lineage {
+            descends: |pid, _| {
+                Err(LineageError {
+                    pid,
+                    error: std::io::Error::from_raw_os_error(libc::EMFILE),
+                })
+            },
+            contained: |_| Ok(false),
         };
-        let Verdict::Unchecked { pid, error } = judge(me(), "a", Some(1), false, emfile) else {
+        let found = judge(&me(), Presented::Missing, "a", Some(1), false, emfile);
+        let Verdict::Unchecked { pid, error, .. } = found else {
             panic!("an unreadable /proc is not a verdict on the process");
         };
         assert_eq!(pid, 4242);
@@ -194,26 +285,82 @@ mod tests {
 
     #[test]
     fn a_stranger_is_forbidden_and_a_descendant_allowed() {
-        let stranger = judge(me(), "a", Some(1), false, |_, _| Ok(false));
+        let stranger = verdict(&me(), Presented::Missing, Some(1), false, false);
         assert!(
             matches!(&stranger, Verdict::Forbidden(why) if why == "process 4242, which is not one of agent \"a\"'s"),
             "{stranger:?}"
         );
         assert!(matches!(
-            judge(me(), "a", Some(1), false, |_, _| Ok(true)),
+            verdict(&me(), Presented::Missing, Some(1), true, false),
             Verdict::Allowed
         ));
-        let other_user = Peer {
-            uid: me().uid.wrapping_add(1),
-            ..me()
+        let Caller::Process(peer) = me() else {
+            unreachable!()
         };
+        let other_user = Caller::Process(Peer {
+            uid: peer.uid.wrapping_add(1),
+            ..peer
+        });
         assert!(matches!(
-            judge(other_user, "a", Some(1), false, |_, _| Ok(true)),
+            verdict(&other_user, Presented::Right, Some(1), true, true),
             Verdict::Forbidden(_)
         ));
         assert!(matches!(
-            judge(me(), "a", None, false, |_, _| Ok(true)),
+            verdict(&me(), Presented::Missing, None, true, false),
             Verdict::Forbidden(_)
         ));
+    }
+
+    #[test]
+    fn the_secret_speaks_for_a_contained_process_and_a_wrong_one_for_nobody() {
+        // A container's process (another pid namespace), outside the agent's tree, with the secret.
+        assert!(matches!(
+            verdict(&me(), Presented::Right, Some(1), false, true),
+            Verdict::Allowed
+        ));
+        assert!(matches!(
+            verdict(&me(), Presented::Right, None, false, true),
+            Verdict::Allowed
+        ));
+        // Without it, or beside awf (another agent that read this one's launcher file), not.
+        assert!(matches!(
+            verdict(&me(), Presented::Missing, Some(1), false, true),
+            Verdict::Forbidden(_)
+        ));
+        let beside = verdict(&me(), Presented::Right, Some(1), false, false);
+        assert!(
+            matches!(&beside, Verdict::Forbidden(why) if why.ends_with("this one shares awf's pid namespace")),
+            "{beside:?}"
+        );
+        // A wrong secret is refused even from the agent's own process.
+        let wrong = verdict(&me(), Presented::Wrong, Some(1), true, false);
+        assert!(
+            matches!(&wrong, Verdict::Forbidden(why) if why == "process 4242 with a wrong secret"),
+            "{wrong:?}"
+        );
+    }
+
+    #[test]
+    fn over_tcp_the_secret_alone_decides() {
+        let from = Caller::Network("127.0.0.1:5000".parse().unwrap());
+        assert!(matches!(
+            verdict(&from, Presented::Right, None, false, false),
+            Verdict::Allowed
+        ));
+        let missing = verdict(&from, Presented::Missing, Some(1), true, true);
+        assert!(
+            matches!(&missing, Verdict::Forbidden(why) if why == "a connection from 127.0.0.1:5000 without the agent's secret"),
+            "{missing:?}"
+        );
+        let wrong = verdict(&from, Presented::Wrong, Some(1), true, true);
+        assert!(
+            matches!(&wrong, Verdict::Forbidden(why) if why == "a connection from 127.0.0.1:5000 with a wrong secret"),
+            "{wrong:?}"
+        );
+    }
+
+    #[test]
+    fn this_process_shares_awfs_pid_namespace() {
+        assert!(!contained(std::process::id() as i32).unwrap());
     }
 }

@@ -11,27 +11,49 @@ use super::{DecodeError, Oversized, Request, Response, VERSION};
 impl Request {
     /// The request as one line, newline included; `Err` when it is over `max_bytes`.
     pub fn encode(&self, max_bytes: usize) -> Result<Vec<u8>, Oversized> {
-        encode_line(self, max_bytes)
+        encode_line(self, None, max_bytes)
+    }
+
+    /// The request as one line presenting the agent's `secret` (from its launcher file).
+    pub fn encode_presenting(&self, secret: &str, max_bytes: usize) -> Result<Vec<u8>, Oversized> {
+        encode_line(self, Some(secret), max_bytes)
     }
 
     /// Reads one request line (the trailing newline is optional). Checks, in order: size, JSON,
     /// an object, `version`, then the command's shape; the error's [`DecodeError::code`] is the
     /// refusal to send.
     pub fn decode(line: &[u8], max_bytes: usize) -> Result<Request, DecodeError> {
-        decode_line(line, max_bytes)
+        Request::decode_presented(line, max_bytes).request
     }
+
+    /// Reads one request line and the secret it presents: the secret is read even from a line
+    /// that is not a valid request (past the size and JSON checks), so that the sender is judged
+    /// before it is told what is wrong with its line.
+    pub fn decode_presented(line: &[u8], max_bytes: usize) -> Presented {
+        let mut secret = None;
+        let request = decode_line(line, max_bytes, Some(&mut secret));
+        Presented { secret, request }
+    }
+}
+
+/// A request line as read: the secret it presents (none from a host agent's old launcher or
+/// `--channel`), and the request or why it is not one.
+#[derive(Debug)]
+pub struct Presented {
+    pub secret: Option<String>,
+    pub request: Result<Request, DecodeError>,
 }
 
 impl Response {
     /// The response as one line, newline included; `Err` when it is over `max_bytes`.
     pub fn encode(&self, max_bytes: usize) -> Result<Vec<u8>, Oversized> {
-        encode_line(self, max_bytes)
+        encode_line(self, None, max_bytes)
     }
 
     /// Reads one response line, with the checks of [`Request::decode`], and that the kind and
     /// the code agree.
     pub fn decode(line: &[u8], max_bytes: usize) -> Result<Response, DecodeError> {
-        let response: Response = decode_line(line, max_bytes)?;
+        let response: Response = decode_line(line, max_bytes, None)?;
         match &response {
             Response::Refused { code, .. } if !code.is_refusal() => Err(DecodeError::Invalid(
                 format!("kind `refused` with the failure code `{code}`"),
@@ -44,17 +66,25 @@ impl Response {
     }
 }
 
-/// A message with its `version` first, as it goes on the wire.
+/// A message with its `version` first, as it goes on the wire; a request may present the
+/// agent's secret next.
 #[derive(Serialize)]
 struct Versioned<'a, T> {
     version: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    secret: Option<&'a str>,
     #[serde(flatten)]
     body: &'a T,
 }
 
-fn encode_line<T: Serialize>(body: &T, max_bytes: usize) -> Result<Vec<u8>, Oversized> {
+fn encode_line<T: Serialize>(
+    body: &T,
+    secret: Option<&str>,
+    max_bytes: usize,
+) -> Result<Vec<u8>, Oversized> {
     let mut line = serde_json::to_vec(&Versioned {
         version: VERSION,
+        secret,
         body,
     })
     .expect("wire messages hold only strings and lists of strings, which always serialize");
@@ -70,8 +100,13 @@ fn encode_line<T: Serialize>(body: &T, max_bytes: usize) -> Result<Vec<u8>, Over
 
 /// Decodes in two steps so that the version is judged before the shape: a client of another
 /// version gets `unsupported-version`, not a complaint about a field it has no reason to know.
-/// (`#[serde(flatten)]` would also rule out `deny_unknown_fields`.)
-fn decode_line<T: DeserializeOwned>(line: &[u8], max_bytes: usize) -> Result<T, DecodeError> {
+/// (`#[serde(flatten)]` would also rule out `deny_unknown_fields`.) A request's `secret` is taken
+/// into `secret` as soon as the line is a JSON object; other messages carry none.
+fn decode_line<T: DeserializeOwned>(
+    line: &[u8],
+    max_bytes: usize,
+    secret: Option<&mut Option<String>>,
+) -> Result<T, DecodeError> {
     let text = line.strip_suffix(b"\n").unwrap_or(line);
     if text.len() > max_bytes {
         return Err(DecodeError::TooLarge(Oversized {
@@ -92,6 +127,18 @@ fn decode_line<T: DeserializeOwned>(line: &[u8], max_bytes: usize) -> Result<T, 
             json_kind(&value)
         )));
     };
+    if let Some(secret) = secret {
+        match fields.remove("secret") {
+            Some(Value::String(presented)) => *secret = Some(presented),
+            Some(other) => {
+                return Err(DecodeError::Invalid(format!(
+                    "field `secret` must be a string, got {}",
+                    json_kind(&other)
+                )))
+            }
+            None => {}
+        }
+    }
     match fields.remove("version") {
         Some(Value::Number(version)) if version.as_u64() == Some(VERSION) => {}
         Some(version) => return Err(DecodeError::UnsupportedVersion(version.to_string())),
@@ -143,6 +190,33 @@ mod tests {
             String::from_utf8(line).unwrap(),
             r#"{"version":1,"command":"tool","name":"add_finding","args":["--file","src/a.ts","--line","41"],"stdin":null}"#.to_owned() + "\n"
         );
+    }
+
+    #[test]
+    fn a_secret_is_presented_beside_the_version_and_read_even_from_a_bad_request() {
+        let line = Request::Tools {}.encode_presenting("ab12", MAX).unwrap();
+        assert_eq!(
+            line,
+            b"{\"version\":1,\"secret\":\"ab12\",\"command\":\"tools\"}\n"
+        );
+        let presented = Request::decode_presented(&line, MAX);
+        assert_eq!(presented.secret.as_deref(), Some("ab12"));
+        assert_eq!(presented.request, Ok(Request::Tools {}));
+        let bad = Request::decode_presented(br#"{"version":9,"secret":"cd","command":"x"}"#, MAX);
+        assert_eq!(bad.secret.as_deref(), Some("cd"));
+        assert_eq!(bad.request.unwrap_err().code(), Code::UnsupportedVersion);
+        let absent = Request::decode_presented(br#"{"version":1,"command":"tools"}"#, MAX);
+        assert_eq!(absent.secret, None);
+        assert_eq!(absent.request, Ok(Request::Tools {}));
+        let (code, message) = refusal(r#"{"version":1,"secret":7,"command":"tools"}"#);
+        assert_eq!(code, Code::InvalidRequest);
+        assert_eq!(message, "field `secret` must be a string, got a number");
+        // A response never carries one.
+        let response = Response::decode(
+            br#"{"version":1,"secret":"x","kind":"ok","stdout":""}"#,
+            MAX,
+        );
+        assert_eq!(response.unwrap_err().code(), Code::InvalidRequest);
     }
 
     #[test]

@@ -15,11 +15,15 @@
 //! - `mod.rs` (this file): the messages' shapes, and a code's form on the wire (its name).
 //! - `line.rs`: a message as one line and back, the checks in their order.
 //! - `error.rs`: why a line is not a message, and the refusal the server sends for it.
+//! - `launch.rs`: the launcher file beside the socket: the secret, and the TCP route if any.
 
 mod error;
+mod launch;
 mod line;
 
 pub use error::{DecodeError, Oversized};
+pub use launch::{LaunchFile, TcpRoute, LAUNCH_FILE};
+pub use line::Presented;
 
 use serde::de::{Deserializer, Error as _};
 use serde::{Deserialize, Serialize, Serializer};

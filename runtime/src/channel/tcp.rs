@@ -1,0 +1,287 @@
+//! The run's TCP listener, for agents that cannot see their socket (a remote machine, a container
+//! without the socket mounted in): off unless `awf run --channel tcp[:HOST:PORT]` turns it on
+//! (default 127.0.0.1, a port the system picks). One listener per run; TLS 1.3 with the run's own
+//! certificate (`tls.rs`), which launchers pin. The TLS server name a client asks for routes the
+//! connection to an agent (its folder's name, from its launcher file); from there the connection
+//! is served as one on the agent's socket (`server.rs`): the same handler, codes, records and
+//! limits, and the agent's secret is required, since nothing else is known of the sender. A
+//! connection that fails its handshake, names no agent of the run, or presents no right secret
+//! is refused and recorded (`channel-refused`, with the sender's address).
+
+use std::collections::HashMap;
+use std::io;
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::path::Path;
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+use tokio::task::JoinHandle;
+use tokio_rustls::TlsAcceptor;
+
+use super::refusal::Code;
+use super::server::{refuse, serve_connection, Caller, Endpoint};
+use super::tls::{CertificateError, RunCertificate};
+use super::wire::{Response, TcpRoute};
+use crate::limits::REQUEST_READ_TIMEOUT;
+use crate::records::{Event, RunDir};
+
+/// The most TLS handshakes under way at once; past it a connection is closed at once, so that
+/// connections that never finish theirs cannot take awf's descriptors.
+const MAX_HANDSHAKES: usize = 64;
+
+/// Where this process's runs listen for TCP agents, when `awf run --channel tcp` asked for it.
+static LISTEN_ON: OnceLock<SocketAddr> = OnceLock::new();
+
+/// Turns the TCP transport on for this process's run, bound at `address`. Set once, before the
+/// run opens its first agent (`awf run` runs one workflow per process).
+pub fn listen_on(address: SocketAddr) {
+    let _ = LISTEN_ON.set(address);
+}
+
+/// Where the run listens for TCP agents, if it does.
+pub fn configured() -> Option<SocketAddr> {
+    LISTEN_ON.get().copied()
+}
+
+/// `awf run --channel`'s value: `socket` (the default: no TCP listener), `tcp` (127.0.0.1, a port
+/// the system picks) or `tcp:HOST:PORT`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChannelChoice {
+    /// Where to listen for TCP agents; none for `socket`.
+    pub tcp: Option<SocketAddr>,
+}
+
+impl std::str::FromStr for ChannelChoice {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<ChannelChoice, String> {
+        let address = match text {
+            "socket" => return Ok(ChannelChoice { tcp: None }),
+            "tcp" => "127.0.0.1:0",
+            _ => text.strip_prefix("tcp:").ok_or_else(|| {
+                format!("`{text}` is not a channel: expected `socket`, `tcp` or `tcp:HOST:PORT`")
+            })?,
+        };
+        let resolved = address
+            .to_socket_addrs()
+            .map_err(|e| format!("cannot read `{address}` as HOST:PORT: {e}"))?
+            .next()
+            .ok_or_else(|| format!("`{address}` names no address"))?;
+        Ok(ChannelChoice {
+            tcp: Some(resolved),
+        })
+    }
+}
+
+type Routes = Mutex<HashMap<String, Weak<Endpoint>>>;
+
+/// The run's TCP listener; stops listening when dropped, and its certificate is gone with it.
+#[derive(Debug)]
+pub struct TcpChannel {
+    address: SocketAddr,
+    pin: String,
+    routes: Arc<Routes>,
+    accept: JoinHandle<()>,
+}
+
+/// Why the run could not listen on TCP.
+#[derive(Debug, thiserror::Error)]
+pub enum ListenError {
+    #[error("cannot listen on {address}: {error}")]
+    Bind {
+        address: SocketAddr,
+        error: io::Error,
+    },
+    #[error(transparent)]
+    Certificate(#[from] CertificateError),
+}
+
+impl TcpChannel {
+    /// Binds `address` and serves it, recording refusals in `records`. Needs a tokio runtime.
+    pub fn bind(address: SocketAddr, records: Arc<RunDir>) -> Result<TcpChannel, ListenError> {
+        let certificate = RunCertificate::generate()?;
+        let bind = |error| ListenError::Bind { address, error };
+        let listener = std::net::TcpListener::bind(address).map_err(bind)?;
+        listener.set_nonblocking(true).map_err(bind)?;
+        let bound = listener.local_addr().map_err(bind)?;
+        let listener = TcpListener::from_std(listener).map_err(bind)?;
+        let routes = Arc::new(Routes::default());
+        let acceptor = TlsAcceptor::from(certificate.config);
+        let accept = tokio::spawn(accept_loop(listener, acceptor, routes.clone(), records));
+        Ok(TcpChannel {
+            address: bound,
+            pin: certificate.pin,
+            routes,
+            accept,
+        })
+    }
+
+    /// The address the listener is bound to.
+    pub fn address(&self) -> SocketAddr {
+        self.address
+    }
+
+    /// What the launcher of the agent whose folder is `dir` carries to reach it: the TLS server
+    /// name is the folder's name.
+    pub fn route(&self, dir: &Path) -> TcpRoute {
+        TcpRoute {
+            address: self.address.to_string(),
+            name: route_name(dir),
+            pin: self.pin.clone(),
+        }
+    }
+
+    /// Routes connections for the agent whose folder is `dir` to `endpoint`, until the
+    /// registration is dropped.
+    pub(super) fn register(&self, dir: &Path, endpoint: Arc<Endpoint>) -> TcpRegistration {
+        let name = route_name(dir);
+        lock(&self.routes).insert(name.clone(), Arc::downgrade(&endpoint));
+        TcpRegistration {
+            routes: Arc::downgrade(&self.routes),
+            name,
+        }
+    }
+}
+
+impl Drop for TcpChannel {
+    fn drop(&mut self) {
+        self.accept.abort();
+    }
+}
+
+/// An agent's route on the listener; removed when dropped (the agent closed).
+pub struct TcpRegistration {
+    routes: Weak<Routes>,
+    name: String,
+}
+
+impl Drop for TcpRegistration {
+    fn drop(&mut self) {
+        if let Some(routes) = self.routes.upgrade() {
+            lock(&routes).remove(&self.name);
+        }
+    }
+}
+
+/// An agent folder's name: a random word of `[a-z2-9]`, which is a valid DNS name for TLS.
+fn route_name(dir: &Path) -> String {
+    dir.file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+fn lock(routes: &Routes) -> std::sync::MutexGuard<'_, HashMap<String, Weak<Endpoint>>> {
+    routes.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+async fn accept_loop(
+    listener: TcpListener,
+    acceptor: TlsAcceptor,
+    routes: Arc<Routes>,
+    records: Arc<RunDir>,
+) {
+    let handshakes = Arc::new(Semaphore::new(MAX_HANDSHAKES));
+    loop {
+        let (stream, from) = match listener.accept().await {
+            Ok(accepted) => accepted,
+            // Out of file descriptors and the like: wait a moment rather than spin.
+            Err(_) => {
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let Ok(permit) = handshakes.clone().try_acquire_owned() else {
+            continue;
+        };
+        let (acceptor, routes, records) = (acceptor.clone(), routes.clone(), records.clone());
+        tokio::spawn(async move {
+            let handshake = tokio::time::timeout(REQUEST_READ_TIMEOUT, acceptor.accept(stream));
+            let tls = match handshake.await {
+                Ok(Ok(tls)) => tls,
+                Ok(Err(error)) => {
+                    let why = format!("a TLS handshake that failed: {error}");
+                    return record_refusal(&records, None, from, why);
+                }
+                Err(_) => {
+                    let why = format!(
+                        "a TLS handshake not finished within {} s",
+                        REQUEST_READ_TIMEOUT.as_secs()
+                    );
+                    return record_refusal(&records, None, from, why);
+                }
+            };
+            let name = tls.get_ref().1.server_name().map(str::to_owned);
+            let endpoint = name
+                .as_ref()
+                .and_then(|name| lock(&routes).get(name).and_then(Weak::upgrade));
+            match endpoint {
+                Some(endpoint) => {
+                    drop(permit);
+                    serve_connection(tls, Caller::Network(from), endpoint).await;
+                }
+                None => {
+                    let why = match &name {
+                        Some(name) => format!("a launcher for \"{name}\", no agent of this run"),
+                        None => "a TLS client that named no agent".to_owned(),
+                    };
+                    record_refusal(&records, None, from, why);
+                    refuse(tls, no_such_agent()).await;
+                }
+            }
+        });
+    }
+}
+
+/// Records a connection refused before it reached an agent.
+fn record_refusal(records: &RunDir, agent: Option<String>, from: SocketAddr, why: String) {
+    let event = Event::ChannelRefused {
+        agent,
+        pid: None,
+        uid: None,
+        address: Some(from.to_string()),
+        why,
+    };
+    if let Err(e) = records.append(&event) {
+        tracing::warn!("cannot append to the run's events: {e}");
+    }
+}
+
+fn no_such_agent() -> Response {
+    Response::Refused {
+        code: Code::Forbidden,
+        message: "this launcher belongs to no agent of this run: its agent was closed, or it was \
+                  made for another run"
+            .to_owned(),
+        details: Vec::new(),
+        hint: Some(
+            "use the launcher named in your current prompt ($AWF_WFA); a launcher works only \
+             while its agent is open"
+                .to_owned(),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_channel_option_reads_socket_tcp_and_an_address() {
+        let tcp = |text: &str| text.parse::<ChannelChoice>().map(|choice| choice.tcp);
+        assert_eq!(tcp("socket"), Ok(None));
+        assert_eq!(tcp("tcp"), Ok(Some("127.0.0.1:0".parse().unwrap())));
+        assert_eq!(
+            tcp("tcp:127.0.0.1:4100"),
+            Ok(Some("127.0.0.1:4100".parse().unwrap()))
+        );
+        assert_eq!(
+            tcp("tcp:[::1]:4100"),
+            Ok(Some("[::1]:4100".parse().unwrap()))
+        );
+        assert!(tcp("udp").unwrap_err().contains("expected `socket`, `tcp`"));
+        assert!(tcp("tcp:nowhere")
+            .unwrap_err()
+            .starts_with("cannot read `nowhere` as HOST:PORT"));
+    }
+}
