@@ -1,7 +1,8 @@
-//! codex, claude and pi live inside an awf sandbox (issue 26): each real CLI from npm, against
-//! the fake model on 127.0.0.1, edits a file in its cwd and fails to write beside it, with its
-//! own gate open inside the box (codex without its own sandbox, claude bypassing permissions,
-//! pi has none), reading its login from and writing its session to its own CLI home
+//! codex, claude, pi, gemini and opencode live inside an awf sandbox (issue 26): each real CLI
+//! from npm, against the fake model on 127.0.0.1, edits a file in its cwd and fails to write
+//! beside it, with its own gate open inside the box (codex without its own sandbox, claude
+//! bypassing permissions, gemini in yolo mode, opencode with every permission allowed, pi has
+//! none), reading its login from and writing its session (and opencode its cache) to its own CLI home
 //! (`<run>/agents/<key>/home`, harness/home.rs), never the CLI folder the user's environment
 //! names. The boxes have the default network (none but the CLI's model API, through awf's
 //! proxy): the fake on 127.0.0.1 is that API. Everything is checked on the host: the files, the
@@ -232,4 +233,40 @@ fn pi_in_a_sandbox_edits_its_cwd() {
             .contains("127.0.0.1"),
         "pi's models.json was not copied into its home"
     );
+}
+
+#[test]
+fn gemini_in_a_sandbox_edits_its_cwd_in_yolo_mode() {
+    let boxed = run_boxed(Cli::Gemini);
+    boxed.assert_confined_edit();
+    boxed.assert_own_home("gemini", ".gemini/tmp");
+    assert!(
+        fs::read_to_string(boxed.home.join(".gemini/settings.json"))
+            .unwrap()
+            .contains("gemini-api-key"),
+        "gemini's settings.json was not copied into its home"
+    );
+}
+
+#[test]
+fn opencode_in_a_sandbox_edits_its_cwd_with_a_cache_of_its_own() {
+    let boxed = run_boxed(Cli::Opencode);
+    boxed.assert_confined_edit();
+    // Its data (sessions) and its cache in its own home, nothing in the folders its
+    // environment named (awf's own cache is there too).
+    for (own, users) in [("data/opencode", "oc/data"), ("cache/opencode", "oc/cache")] {
+        let written = listing(&boxed.home.join(own));
+        assert!(
+            !written.is_empty(),
+            "opencode wrote nothing in {own} of its home: {:?}",
+            listing(&boxed.home)
+        );
+        let named = state_dir(&boxed.project).join(users).join("opencode");
+        assert!(
+            !named.exists(),
+            "opencode wrote into {}: {:?}",
+            named.display(),
+            listing(&named)
+        );
+    }
 }

@@ -132,10 +132,13 @@ impl AgentHome {
             Cli::Claude => vec![("CLAUDE_CONFIG_DIR", at(self.dir.clone()))],
             Cli::Pi => vec![("PI_CODING_AGENT_DIR", at(self.dir.clone()))],
             Cli::Gemini => vec![("GEMINI_CLI_HOME", at(self.dir.clone()))],
+            // Its cache too: opencode writes there at every start (the box makes the user's
+            // read-only).
             Cli::Opencode => vec![
                 ("XDG_CONFIG_HOME", at(self.dir.join("config"))),
                 ("XDG_DATA_HOME", at(self.dir.join("data"))),
                 ("XDG_STATE_HOME", at(self.dir.join("state"))),
+                ("XDG_CACHE_HOME", at(self.dir.join("cache"))),
             ],
         };
         vars.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
@@ -419,7 +422,7 @@ mod tests {
         let names: Vec<String> = opencode.env().into_iter().map(|(k, _)| k).collect();
         assert_eq!(
             names,
-            ["XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"]
+            ["XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"]
         );
         assert_eq!(
             opencode.skills_dir(),
