@@ -10,8 +10,13 @@ use crate::hint::Hint;
 pub enum RuntimeError {
     #[error("unknown runtime \"{name}\"; awf drives {known}")]
     UnknownName { name: String, known: String },
-    #[error("runtime.alias: unknown alias \"{name}\"; the config files have {known}")]
-    UnknownAlias { name: String, known: String },
+    /// `in_test`: the aliases are a test's (`testWorkflow({ runtimes })`), not the config files'.
+    #[error("runtime.alias: unknown alias \"{name}\"; {} {known}", aliases_of(*.in_test))]
+    UnknownAlias {
+        name: String,
+        known: String,
+        in_test: bool,
+    },
     #[error("runtime.{option} is not an option of an alias (it takes alias, model, effort)")]
     AliasOption { option: String },
     #[error("runtime.harness must be a name ({known})")]
@@ -64,9 +69,25 @@ pub enum RuntimeError {
     },
 }
 
+/// Where an unknown alias was looked for, as the error says it.
+fn aliases_of(in_test: bool) -> &'static str {
+    if in_test {
+        "testWorkflow's runtimes option has"
+    } else {
+        "the config files have"
+    }
+}
+
 impl Hint for RuntimeError {
     fn hint(&self) -> Option<String> {
         match self {
+            RuntimeError::UnknownAlias {
+                name,
+                in_test: true,
+                ..
+            } => Some(format!(
+                "give it in testWorkflow's runtimes option: {{ runtimes: {{ \"{name}\": {{ runtime: \"claude\", model: \"haiku\" }} }} }} (a test reads no config file)"
+            )),
             RuntimeError::UnknownAlias { name, .. } => Some(format!(
                 "define it in ~/.config/awf/config.json or ./.awf/config.json: {{ \"runtimes\": {{ \"{name}\": {{ \"runtime\": \"claude\", \"model\": \"haiku\" }} }} }}; `awf doctor` lists the aliases"
             )),

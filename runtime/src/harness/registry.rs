@@ -44,11 +44,13 @@ pub fn shell_limits() -> Vec<(&'static str, &'static str)> {
 }
 
 /// Runtime names mapped to commands for one run (`--runtime NAME=COMMAND`), and the aliases
-/// of the config files (aliases.rs).
+/// of the config files (aliases.rs), or a test's (`aliases_in_test`).
 #[derive(Clone, Debug, Default)]
 pub struct RuntimeOverrides {
     pub by_name: HashMap<String, Vec<String>>,
     pub aliases: Aliases,
+    /// The aliases are a test's `runtimes` option, not the config files'.
+    pub aliases_in_test: bool,
 }
 
 /// Where an agent opens.
@@ -159,6 +161,7 @@ fn read(spec: &Value, overrides: &RuntimeOverrides) -> Result<Chosen, RuntimeErr
                 .ok_or_else(|| RuntimeError::UnknownAlias {
                     name: map["alias"].to_string().trim_matches('"').to_string(),
                     known: alias_names(&overrides.aliases),
+                    in_test: overrides.aliases_in_test,
                 })?;
             read(&expanded(alias, map), overrides)
         }

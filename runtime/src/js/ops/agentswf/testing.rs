@@ -54,6 +54,7 @@ fn test_run_open(
     let name = options.name.unwrap_or_else(|| "workflow".to_string());
     let overrides = RuntimeOverrides {
         aliases: test_aliases(options.runtimes.unwrap_or_default())?,
+        aliases_in_test: true,
         ..RuntimeOverrides::default()
     };
     let timeout = crate::duration::clamp_millis(options.timeout_ms.unwrap_or(1_800_000.0));
