@@ -98,6 +98,7 @@ declare module "awf:ops" {
   // workflow/agents
   export function agent_open(run: number, spec: unknown): unknown;
   export function sandbox_open(run: number, spec: unknown): unknown;
+  export function run_budget(run: number, figures: unknown, options: unknown): unknown;
   export function agent_run(request: { run: number; agent: string; prompt: unknown; schema: unknown; timeout: unknown; cancel?: string }): Pending<unknown>;
   export function agent_cancel(request: { run: number; agent: string; token: string; reason: string }): boolean;
   export function agent_close(agent: { run: number; agent: string }): Pending<void>;

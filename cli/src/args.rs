@@ -291,6 +291,16 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE", help_heading = "Sandbox")]
     pub agent_sandbox: Option<PathBuf>,
 
+    /// The most tokens (input and output) the run's agents may use, this and earlier attempts
+    /// together; hard: every agent stops when passed. Replaces the workflow's wf.budget figure
+    #[arg(long, value_name = "N", help_heading = "Budget")]
+    pub budget_tokens: Option<u64>,
+
+    /// The most dollars (reported, else estimated at list prices) the run's agents may spend,
+    /// this and earlier attempts together; hard, as --budget-tokens
+    #[arg(long, value_name = "USD", help_heading = "Budget")]
+    pub budget_usd: Option<f64>,
+
     /// Words for the workflow, after `--`: prepare({ argv }) gets them
     #[arg(last = true, value_name = "WORDS")]
     pub words: Vec<String>,

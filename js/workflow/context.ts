@@ -61,6 +61,8 @@ export interface WorkflowContext {
   /** A question for a person (`awf answer` answers it): one of `choices`, a value of `schema`,
    * or text; rejects with code "ask-timeout" after `timeout`. */
   ask<T = string>(question: string, options?: AskOptions<T>): Promise<T>;
+  /** The run's budget: soft (a warning when passed) unless `hard` (every agent stops). */
+  budget(figures: { tokens?: number; usd?: number }, options?: { hard?: boolean }): unknown;
 }
 
 /** A sandbox `wf.sandboxes.open` opened, for agents' `sandbox`. */
@@ -124,6 +126,9 @@ export function createContext(run: number, stops: StopState = {}): WorkflowConte
     },
     ask<T = string>(question: string, options?: AskOptions<T>): Promise<T> {
       return (asker ??= askModule().createAsk(run, info.runId))<T>(question, options);
+    },
+    budget(figures: { tokens?: number; usd?: number }, options?: { hard?: boolean }): unknown {
+      return ops.run_budget(run, figures, options ?? {});
     },
   });
 }

@@ -44,6 +44,8 @@ mod docs;
 mod agents;
 // What turns used: `outcome.usage`, `wf.usage()`, `awf runs`' cost, real CLIs against the fake.
 mod usage;
+// Budgets: an agent's and the run's, hard and soft, live against the fake model.
+mod budgets;
 // Runtime aliases from the config files: doctor, a workflow using them, a bad file.
 mod aliases;
 // A turn's checkIn (off, the author's sentence, its own timeout, the opener's default) and label.

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::anyhow;
+use awf_runtime::budget::Budget;
 use awf_runtime::channel::sweep;
 use awf_runtime::channel::tcp::ChannelChoice;
 use awf_runtime::duration::parse_timeout;
@@ -47,6 +48,7 @@ fn start(args: RunArgs, color: ColorChoice) -> Result<i32, Failure> {
         Failure::usage(anyhow!("runtime aliases: {e}")).with_hint(aliases::CONFIG_HINT)
     })?;
     let agent_sandbox = agent_sandbox(args.agent_sandbox.as_deref(), &cwd)?;
+    let budget = budget(args.budget_tokens, args.budget_usd)?;
     let terminal = std::io::stderr().is_terminal();
     let view = (!args.quiet).then(|| {
         Arc::new(LiveView::new(ViewOptions {
@@ -72,6 +74,7 @@ fn start(args: RunArgs, color: ColorChoice) -> Result<i32, Failure> {
         from_stage: args.from_stage,
         fresh_stages: args.fresh_stages,
         agent_sandbox,
+        budget,
     };
     // Many agents, each with connections and pipes, need more than a 1024-file default.
     awf_runtime::os::raise_open_files_limit();
@@ -275,4 +278,16 @@ fn shown_path(path: &Path, cwd: &Path) -> String {
 
 fn pretty(value: &serde_json::Value) -> String {
     serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
+}
+
+/// `--budget-tokens` and `--budget-usd`, read as a budget.
+fn budget(tokens: Option<u64>, usd: Option<f64>) -> Result<Option<Budget>, Failure> {
+    if tokens.is_none() && usd.is_none() {
+        return Ok(None);
+    }
+    let figures = serde_json::json!({ "tokens": tokens, "usd": usd });
+    Budget::from_json(&figures).map(Some).map_err(|problem| {
+        Failure::usage(anyhow!("--budget-tokens/--budget-usd: the budget {problem}"))
+            .with_hint("give a whole number of tokens or dollars above 0, e.g. --budget-usd 5")
+    })
 }

@@ -43,10 +43,14 @@ impl Budget {
     /// Reads `{ tokens?, usd? }`; the error says which field is wrong and how.
     pub fn from_json(value: &Value) -> Result<Budget, String> {
         let Some(object) = value.as_object() else {
-            return Err(format!("must be an object {{ tokens?, usd? }}, not {value}"));
+            return Err(format!(
+                "must be an object {{ tokens?, usd? }}, not {value}"
+            ));
         };
         if let Some(key) = object.keys().find(|k| !BUDGET_KEYS.contains(&k.as_str())) {
-            return Err(format!("has an unknown key {key:?} (it takes tokens and usd)"));
+            return Err(format!(
+                "has an unknown key {key:?} (it takes tokens and usd)"
+            ));
         }
         let tokens = match object.get("tokens") {
             None | Some(Value::Null) => None,

@@ -4,7 +4,6 @@
 //! record holds its agents' totals, as output.json has them).
 
 use std::collections::HashMap;
-use std::path::Path;
 use std::sync::Mutex;
 
 use serde_json::Value;
@@ -43,10 +42,10 @@ impl RunBudgets {
         }
     }
 
-    /// The budgets of an attempt of the run recorded in `run_dir` (a new run has none before).
-    pub fn of_run(run_dir: &Path, operator: Option<Budget>) -> RunBudgets {
-        let attempts = crate::records::run_files::attempts(run_dir).unwrap_or_default();
-        RunBudgets::new(operator, spent_by_agent(&attempts))
+    /// The budgets of an attempt of a run whose attempts' records are `attempts` (a new run's:
+    /// none, or its own, not ended).
+    pub fn of_attempts(attempts: &[Value]) -> RunBudgets {
+        RunBudgets::new(None, spent_by_agent(attempts))
     }
 
     fn operator_figure(&self) -> Option<Budget> {

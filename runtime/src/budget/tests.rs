@@ -73,7 +73,11 @@ fn tokens_count_input_and_output_and_dollars_the_cost() {
 
 #[test]
 fn a_hard_budget_is_passed_once_blocks_and_a_higher_figure_lets_go_on() {
-    let guard = Guard::new(Whose::Agent("a".into()), limit(Some(1000), None, true), Usage::default());
+    let guard = Guard::new(
+        Whose::Agent("a".into()),
+        limit(Some(1000), None, true),
+        Usage::default(),
+    );
     let watch = guard.watch();
     assert_eq!(guard.running("t1", &used(600, 100, None)), None);
     assert_eq!(guard.blocked(), None);
@@ -90,18 +94,27 @@ fn a_hard_budget_is_passed_once_blocks_and_a_higher_figure_lets_go_on() {
     let report = guard.report().unwrap();
     assert_eq!(tokens(&report.spent), 1050);
     assert!(report.passed && report.hard);
-    assert_eq!(report.words(), "1,050 tokens of 1,000 tokens (hard, passed)");
+    assert_eq!(
+        report.words(),
+        "1,050 tokens of 1,000 tokens (hard, passed)"
+    );
 
     assert_eq!(guard.set(limit(Some(5000), None, true)), None);
     assert_eq!(guard.blocked(), None, "a higher figure lets it go on");
-    let lower = guard.set(limit(Some(1000), None, true)).expect("passed at once");
+    let lower = guard
+        .set(limit(Some(1000), None, true))
+        .expect("passed at once");
     assert!(lower.detail.contains("was passed"));
     assert!(guard.blocked().is_some());
 }
 
 #[test]
 fn a_soft_budget_warns_once_and_never_blocks() {
-    let guard = Guard::new(Whose::Run, limit(None, Some(0.01), false), used(1, 1, Some(0.005)));
+    let guard = Guard::new(
+        Whose::Run,
+        limit(None, Some(0.01), false),
+        used(1, 1, Some(0.005)),
+    );
     assert_eq!(guard.running("t1", &used(1, 1, None)), None);
     let passed = guard.settle("t1", &used(1, 1, Some(0.01))).expect("passed");
     assert_eq!(
@@ -118,12 +131,20 @@ fn spend_from_before_counts_and_no_budget_never_passes() {
     assert_eq!(guard.running("t", &used(5000, 0, None)), None);
     assert_eq!(guard.report(), None);
     let passed = guard.set(limit(Some(9000), None, true)).expect("passed");
-    assert!(passed.detail.contains("10,000 tokens spent"), "{}", passed.detail);
+    assert!(
+        passed.detail.contains("10,000 tokens spent"),
+        "{}",
+        passed.detail
+    );
 }
 
 #[tokio::test]
 async fn until_blocked_fires_for_either_guard() {
-    let agent = Guard::new(Whose::Agent("a".into()), limit(Some(10), None, true), Usage::default());
+    let agent = Guard::new(
+        Whose::Agent("a".into()),
+        limit(Some(10), None, true),
+        Usage::default(),
+    );
     let run = Guard::new(Whose::Run, limit(Some(10), None, true), Usage::default());
     let waiting = tokio::spawn(until_blocked(Some(agent.watch()), run.watch()));
     tokio::time::sleep(Duration::from_millis(20)).await;

@@ -179,6 +179,11 @@ impl Board {
             Event::AskTimedOut { key, timeout_ms } => {
                 Change::Line(super::question::timed_out(key, *timeout_ms))
             }
+            Event::BudgetPassed { detail, hard, .. } => Change::Line(if *hard {
+                format!("budget: {detail}; blocked")
+            } else {
+                format!("warning: {detail}; the run goes on (a soft budget)")
+            }),
             Event::StageStarted { stage, because } => Change::Line(match because {
                 Some(because) => format!("stage {stage} runs again: {because}"),
                 None => format!("stage {stage}"),

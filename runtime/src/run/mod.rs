@@ -68,6 +68,8 @@ pub struct RunOptions {
     pub fresh_stages: bool,
     /// `--agent-sandbox FILE`, read: every agent runs in this sandbox.
     pub agent_sandbox: Option<OperatorSandbox>,
+    /// `--budget-tokens`, `--budget-usd`: the run's budget, hard, over `wf.budget`'s.
+    pub budget: Option<crate::budget::Budget>,
 }
 
 /// How a run ended, for the CLI to print.
@@ -258,6 +260,11 @@ pub async fn run_started(options: RunOptions, started: StartedHost) -> RunReport
             }
         }
     };
+    if let Some(budget) = options.budget {
+        if let Some(passed) = run.agents.link().budgets.operator(budget) {
+            run.record(&crate::agents::passed_event(passed));
+        }
+    }
     let handle = host.state().add_handle(run.clone());
     let args = json!({ "run": handle, "input": run.input });
     let watch = RunWatch::start(run.deadline + DEADLINE_GRACE, host.interrupt_flag());

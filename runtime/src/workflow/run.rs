@@ -138,7 +138,9 @@ impl Run {
             resume: sessions,
             messages: Default::default(),
             in_flight: Default::default(),
-            budgets: crate::budget::RunBudgets::of_run(records.path(), None),
+            budgets: crate::budget::RunBudgets::of_attempts(
+                &crate::records::run_files::attempts(records.path()).unwrap_or_default(),
+            ),
         });
         Ok(Run {
             id,

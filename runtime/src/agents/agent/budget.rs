@@ -36,7 +36,11 @@ impl Agent {
     /// The turn `turn` has used `delta` more so far (reported as it ran).
     pub fn spend_running(&self, turn: &str, delta: &Usage) {
         let own = self.budget.running(turn, delta);
-        let run = self.link.budgets.run.running(turn_key(&self.key, turn).as_str(), delta);
+        let run = self
+            .link
+            .budgets
+            .run
+            .running(turn_key(&self.key, turn).as_str(), delta);
         self.record_passed(own);
         self.record_passed(run);
     }
@@ -44,14 +48,20 @@ impl Agent {
     /// The turn `turn` ended having used `used` in all (priced).
     pub fn spend_settled(&self, turn: &str, used: &Usage) {
         let own = self.budget.settle(turn, used);
-        let run = self.link.budgets.run.settle(turn_key(&self.key, turn).as_str(), used);
+        let run = self
+            .link
+            .budgets
+            .run
+            .settle(turn_key(&self.key, turn).as_str(), used);
         self.record_passed(own);
         self.record_passed(run);
     }
 
     /// A reopen's figure: the agent's budget from now on.
     pub(in crate::agents) fn set_budget(&self, budget: Budget) {
-        let passed = self.budget.set(Some(crate::budget::Limit { budget, hard: true }));
+        let passed = self
+            .budget
+            .set(Some(crate::budget::Limit { budget, hard: true }));
         self.record_passed(passed);
     }
 

@@ -11,6 +11,7 @@
 
 mod authority;
 mod budget;
+pub use budget::passed_event;
 mod caller;
 mod open_turn;
 

@@ -16,6 +16,7 @@ pub const OPS: OpGroup = &[
     workflow::agents::OPS,
     workflow::messages::OPS,
     workflow::ask::OPS,
+    workflow::budget::OPS,
     workflow::sandboxes::OPS,
     workflow::cancel::OPS,
     workflow::fork::OPS,

@@ -3,6 +3,7 @@
 
 pub mod agents;
 pub mod ask;
+pub mod budget;
 pub mod cancel;
 pub mod context;
 pub mod fork;
