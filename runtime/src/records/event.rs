@@ -377,17 +377,6 @@ pub enum Event {
         since_attempt: u32,
         changed: Vec<String>,
     },
-    /// A budget was passed (budget/): `agent`'s own, or the run's when none; `hard` stopped
-    /// the agent (or every agent), a soft one only warns. `detail` says which and the spend.
-    #[serde(rename_all = "camelCase")]
-    BudgetPassed {
-        #[serde(skip_serializing_if = "Option::is_none")]
-        agent: Option<String>,
-        budget: crate::budget::Budget,
-        hard: bool,
-        spent: Usage,
-        detail: String,
-    },
     /// `wf.ask`: a question for a person; the run waits for its answer (`awf answer`). `from`
     /// is the workflow's line that asked, `pid` the awf that waits.
     #[serde(rename_all = "camelCase")]
@@ -419,6 +408,17 @@ pub enum Event {
     /// A question's `timeout` passed with no answer (`wf.ask` rejects, `ask-timeout`).
     #[serde(rename_all = "camelCase")]
     AskTimedOut { key: String, timeout_ms: u64 },
+    /// A budget was passed (budget/): `agent`'s own, or the run's when none; `hard` stopped
+    /// the agent (or every agent), a soft one only warns. `detail` says which and the spend.
+    #[serde(rename_all = "camelCase")]
+    BudgetPassed {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        agent: Option<String>,
+        budget: crate::budget::Budget,
+        hard: bool,
+        spent: Usage,
+        detail: String,
+    },
     /// The events file reached its cap: later events are dropped, the run goes on.
     #[serde(rename_all = "camelCase")]
     EventsCapped { limit_bytes: u64 },
@@ -464,10 +464,10 @@ fn says_what_an_attempt_did(event: &Event) -> bool {
             | Event::StageEnded { .. }
             | Event::StageReused { .. }
             | Event::SourcesChanged { .. }
-            | Event::BudgetPassed { .. }
             | Event::Asked { .. }
             | Event::Answered { .. }
             | Event::AskTimedOut { .. }
+            | Event::BudgetPassed { .. }
     )
 }
 
