@@ -210,12 +210,12 @@ pub async fn run_started(options: RunOptions, started: StartedHost) -> RunReport
     }
     // The attempt's sandbox for every agent: --agent-sandbox's, or the one a continued run kept
     // (continue_run checked its record can be read).
-    let agent_sandbox =
-        match start.record.as_ref().map(|r| &r["flags"]["agentSandbox"]) {
-            Some(recorded) if !recorded.is_null() => {
-                match OperatorSandbox::from_record(recorded, &options.cwd) {
-                    Ok(operator) => Some(operator),
-                    Err(e) => return RunReport {
+    let agent_sandbox = match start.record.as_ref().map(|r| &r["flags"]["agentSandbox"]) {
+        Some(recorded) if !recorded.is_null() => {
+            match OperatorSandbox::from_record(recorded, &options.cwd) {
+                Ok(operator) => Some(operator),
+                Err(e) => {
+                    return RunReport {
                         ending: Ending::Failed,
                         ..RunReport::invalid(JsError::message(
                             "AwfError",
@@ -223,11 +223,12 @@ pub async fn run_started(options: RunOptions, started: StartedHost) -> RunReport
                                 "--agent-sandbox: the attempt's record of it cannot be read: {e}"
                             ),
                         ))
-                    },
+                    }
                 }
             }
-            _ => None,
-        };
+        }
+        _ => None,
+    };
     let run = match Run::open(RunSpec {
         workflow: &name,
         file: &file,
@@ -238,7 +239,7 @@ pub async fn run_started(options: RunOptions, started: StartedHost) -> RunReport
         upcall: Arc::new(host.requester()),
         mode: RunMode::Live {
             observer: options.observer.clone(),
-            agent_sandbox,
+            agent_sandbox: agent_sandbox.map(Box::new),
         },
         start,
     }) {

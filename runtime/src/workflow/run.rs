@@ -46,7 +46,7 @@ pub enum RunMode {
     /// `agent_sandbox`, the operator's sandbox every agent runs in (`--agent-sandbox`).
     Live {
         observer: Option<Arc<dyn RunObserver>>,
-        agent_sandbox: Option<OperatorSandbox>,
+        agent_sandbox: Option<Box<OperatorSandbox>>,
     },
     /// `testWorkflow`: every agent is played by the test's scripts (`scripts`); records (in a
     /// folder of their own) are also kept in memory for the test to read. `scratch` folders
@@ -87,7 +87,7 @@ impl Run {
         let started = SystemTime::now();
         let (scripted, operator_sandbox) = match &spec.mode {
             RunMode::Scripted { scripts, .. } => (Some(scripts.clone()), None),
-            RunMode::Live { agent_sandbox, .. } => (None, agent_sandbox.clone()),
+            RunMode::Live { agent_sandbox, .. } => (None, agent_sandbox.as_deref().cloned()),
         };
         let AttemptStart {
             records,
