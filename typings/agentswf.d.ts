@@ -178,6 +178,14 @@ declare module "agentswf" {
      * an error whose `code` is `"ask-timeout"`. Recorded (`asked`, `answered`); a continued run
      * asks again, and an answer given while no awf ran is taken then. Throws in a tool handler.
      */
+    /**
+     * The run's budget (docs/workflow-api.md#budgets): tokens (input, cached included, and
+     * output, reasoning included) and/or dollars (reported, else estimated). Soft by default: a
+     * warning in the live view and a `budget-passed` record when passed; `hard: true`: every
+     * agent stops (its running turn and later ones end `blocked`). `awf run --budget-tokens /
+     * --budget-usd` stands over it. Returns the budget against the spend so far.
+     */
+    budget(figures: BudgetFigures, options?: { hard?: boolean }): BudgetReport | null;
     ask<C extends string>(question: string, options: AskOptions & { choices: readonly C[] }): Promise<C>;
     ask<T>(question: string, options: AskOptions & { schema: Typed<T> }): Promise<T>;
     ask(question: string, options?: AskOptions): Promise<string>;
@@ -231,6 +239,20 @@ declare module "agentswf" {
     unpricedTurns: number;
     /** Turns whose cost is an estimate. */
     estimatedTurns: number;
+  }
+
+  /** A budget's figures: whichever is passed first. */
+  interface BudgetFigures {
+    tokens?: number;
+    usd?: number;
+  }
+
+  /** `wf.budget(...)`'s answer: the budget against what was spent. */
+  interface BudgetReport {
+    budget: BudgetFigures;
+    hard: boolean;
+    spent: { inputTokens: number; cachedInputTokens: number; outputTokens: number; reasoningTokens: number; costUsd?: number };
+    passed: boolean;
   }
 
   /** `wf.usage()`. */
@@ -402,6 +424,12 @@ declare module "agentswf" {
     checkIn?: CheckIn;
     /** The author's labels (a JSON object): recorded, shown by `awf logs`, `run.agentOf(key).labels` in tests. */
     labels?: { [name: string]: unknown };
+    /**
+     * The most this agent may spend (hard): when passed, its running turn stops and ends
+     * `blocked` naming the budget, and its later turns are `blocked` without starting. A reopen
+     * may give a new figure. docs/workflow-api.md#budgets
+     */
+    budget?: BudgetFigures;
   }
 
   /** A message an agent sent (`wfa send`), as `wf.receive` gives it. */
