@@ -36,11 +36,11 @@ fn value_gives_npm_typebox_results_on_the_value_corpus() {
     assert_same(&expected, &actual, "Value results");
 }
 
+/// What a script printed: (name, result) lines.
+type Entries = Vec<(String, String)>;
+
 /// The entries `node_script` prints with npm typebox and `awf_script` prints with awf's built-in.
-fn print_both(
-    node_script: &str,
-    awf_script: &str,
-) -> (Vec<(String, String)>, Vec<(String, String)>) {
+fn print_both(node_script: &str, awf_script: &str) -> (Entries, Entries) {
     let typebox = npm_tool("typebox", TYPEBOX_VERSION);
     let project = TempProject::new();
     project.copy_fixture("typebox");

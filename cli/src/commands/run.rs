@@ -287,7 +287,9 @@ fn budget(tokens: Option<u64>, usd: Option<f64>) -> Result<Option<Budget>, Failu
     }
     let figures = serde_json::json!({ "tokens": tokens, "usd": usd });
     Budget::from_json(&figures).map(Some).map_err(|problem| {
-        Failure::usage(anyhow!("--budget-tokens/--budget-usd: the budget {problem}"))
-            .with_hint("give a whole number of tokens or dollars above 0, e.g. --budget-usd 5")
+        Failure::usage(anyhow!(
+            "--budget-tokens/--budget-usd: the budget {problem}"
+        ))
+        .with_hint("give a whole number of tokens or dollars above 0, e.g. --budget-usd 5")
     })
 }

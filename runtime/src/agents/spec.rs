@@ -160,10 +160,12 @@ impl AgentSpec {
         };
         let budget = match object.get("budget") {
             None | Some(Value::Null) => None,
-            Some(value) => Some(Budget::from_json(value).map_err(|problem| OpenError::Budget {
-                key: key.clone(),
-                problem,
-            })?),
+            Some(value) => Some(
+                Budget::from_json(value).map_err(|problem| OpenError::Budget {
+                    key: key.clone(),
+                    problem,
+                })?,
+            ),
         };
         Ok(AgentSpec {
             budget,

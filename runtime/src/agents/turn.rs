@@ -310,37 +310,36 @@ impl Attempts<'_> {
         cancelled: watch::Receiver<bool>,
     ) -> AttemptReport {
         let agent = self.agent;
-        let recorder = AttemptRecorder::new(agent, self.id, if check_in { 2 } else { 1 })
-            .counting(native);
+        let recorder =
+            AttemptRecorder::new(agent, self.id, if check_in { 2 } else { 1 }).counting(native);
         let harness = agent.harness();
         let resume = native.id.clone();
         // A hard budget passed while it runs stops it as a cancel does.
-        let (cancelled, forward) =
-            crate::cancel::merged(cancelled, agent.until_budget_blocked());
+        let (cancelled, forward) = crate::cancel::merged(cancelled, agent.until_budget_blocked());
         let attempt = harness.run(Attempt {
-                launch: TurnLaunch {
-                    prompt,
-                    resume: resume.as_deref(),
-                    cwd: &agent.cwd,
-                    launcher: &agent.launcher,
-                    agent: &agent.key,
-                    turn: self.id,
-                    n: self.n,
-                    check_in,
-                    session_name: &agent.session_name,
-                    sandbox: agent.confinement(),
-                },
-                author_prompt: self.author_prompt,
-                schema: self.schema,
-                deadline: self.deadline,
-                env: agent.env(),
-                native,
-                cancelled,
-                answered: self.answered,
-                sink: &recorder,
-                supervision: &agent.supervision,
-                message: self.message,
-            });
+            launch: TurnLaunch {
+                prompt,
+                resume: resume.as_deref(),
+                cwd: &agent.cwd,
+                launcher: &agent.launcher,
+                agent: &agent.key,
+                turn: self.id,
+                n: self.n,
+                check_in,
+                session_name: &agent.session_name,
+                sandbox: agent.confinement(),
+            },
+            author_prompt: self.author_prompt,
+            schema: self.schema,
+            deadline: self.deadline,
+            env: agent.env(),
+            native,
+            cancelled,
+            answered: self.answered,
+            sink: &recorder,
+            supervision: &agent.supervision,
+            message: self.message,
+        });
         tokio::select! {
             report = attempt => report,
             never = forward => match never {},

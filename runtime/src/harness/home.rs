@@ -422,7 +422,12 @@ mod tests {
         let names: Vec<String> = opencode.env().into_iter().map(|(k, _)| k).collect();
         assert_eq!(
             names,
-            ["XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"]
+            [
+                "XDG_CONFIG_HOME",
+                "XDG_DATA_HOME",
+                "XDG_STATE_HOME",
+                "XDG_CACHE_HOME"
+            ]
         );
         assert_eq!(
             opencode.skills_dir(),
