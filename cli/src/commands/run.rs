@@ -14,9 +14,8 @@ use awf_runtime::harness::{aliases, RuntimeOverrides};
 use awf_runtime::js::{Grant, Permissions, SandboxGrants};
 use awf_runtime::progress::{summary, LiveView, ViewOptions};
 use awf_runtime::run::{self, ContinueWhich, Ending, RunOptions};
-use awf_runtime::sandbox::bubblewrap::Bubblewrap;
 use awf_runtime::sandbox::operator::{self, OperatorSandbox};
-use awf_runtime::sandbox::user_home;
+use awf_runtime::sandbox::{self, user_home};
 use awf_runtime::Hint;
 
 use super::follow_up::FollowUp;
@@ -197,7 +196,8 @@ fn sandbox(args: &RunArgs, cwd: &Path) -> Option<Permissions> {
 }
 
 /// `--agent-sandbox FILE`, read and checked before the run starts (a path relative to the
-/// current directory), with bubblewrap found able to confine here.
+/// current directory), with its provider (bubblewrap, or the container engine it names) found
+/// able to confine here.
 fn agent_sandbox(file: Option<&Path>, cwd: &Path) -> Result<Option<OperatorSandbox>, Failure> {
     let Some(file) = file else {
         return Ok(None);
@@ -206,7 +206,7 @@ fn agent_sandbox(file: Option<&Path>, cwd: &Path) -> Result<Option<OperatorSandb
         let hint = e.hint.clone();
         Failure::usage(e).with_hint(hint)
     })?;
-    Bubblewrap::find(operator::KEY).map_err(|e| {
+    sandbox::provider_for(&operator.spec, operator::KEY).map_err(|e| {
         Failure::usage(anyhow!("--agent-sandbox {}: {e}", file.display()))
             .with_hint(e.hint().unwrap_or_default())
     })?;

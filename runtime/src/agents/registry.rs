@@ -590,7 +590,7 @@ impl Agents {
     /// another's (the socket's peer check is the authority; this is a second fence).
     pub fn next_turn_id(&self) -> String {
         let n = self.next_turn.fetch_add(1, Ordering::SeqCst);
-        format!("t{n}-{}", crate::channel::unguessable(6))
+        format!("t{n}-{}", crate::os::random::unguessable(6))
     }
 
     pub fn link(&self) -> &Arc<RunLink> {

@@ -101,7 +101,7 @@ impl ControlDir {
     /// of where another's is.
     pub fn agent_dir(&self) -> io::Result<PathBuf> {
         let n = self.next_agent.fetch_add(1, Ordering::SeqCst);
-        let dir = self.path.join(unguessable(12));
+        let dir = self.path.join(crate::os::random::unguessable(12));
         std::fs::create_dir(&dir)?;
         std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700))?;
         self.numbers
@@ -122,26 +122,6 @@ impl Drop for ControlDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.path);
     }
-}
-
-/// `n` random characters of `[a-z2-9]` (5 bits each) from the system's random source.
-pub fn unguessable(n: usize) -> String {
-    const ALPHABET: &[u8; 32] = b"abcdefghijkmnpqrstuvwxyz23456789";
-    let mut bytes = vec![0u8; n];
-    // The system's random source does not fail on Linux once booted; if it did, the time is a
-    // weaker seed, and the peer check stays the authority.
-    if getrandom::fill(&mut bytes).is_err() {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        for (i, byte) in bytes.iter_mut().enumerate() {
-            *byte = (nanos >> (i % 16 * 8)) as u8 ^ i as u8;
-        }
-    }
-    bytes
-        .iter()
-        .map(|b| ALPHABET[(*b % 32) as usize] as char)
-        .collect()
 }
 
 #[cfg(test)]
@@ -172,11 +152,5 @@ mod tests {
         assert_eq!(control.agent_number(&b), "a2");
         drop(control);
         assert!(!path.exists());
-    }
-
-    #[test]
-    fn unguessable_words_differ() {
-        let words: std::collections::HashSet<String> = (0..100).map(|_| unguessable(8)).collect();
-        assert_eq!(words.len(), 100);
     }
 }

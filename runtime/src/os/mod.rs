@@ -7,6 +7,7 @@
 
 pub mod cgroup;
 pub mod proc;
+pub mod random;
 
 /// Raises the soft limit on open files to the hard limit, so that many agents and their
 /// connections do not run awf out of descriptors ("Too many open files") under a 1024 default.

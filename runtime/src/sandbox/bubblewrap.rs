@@ -311,8 +311,8 @@ fn install_paths(program: &Path, control: &Path) -> Vec<PathBuf> {
     paths
 }
 
-/// `name` found on PATH, as an executable file.
-fn on_path(name: &str) -> Option<PathBuf> {
+/// `name` found on PATH, as an executable file (the container engines are looked for so too).
+pub(super) fn on_path(name: &str) -> Option<PathBuf> {
     use std::os::unix::fs::PermissionsExt;
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)

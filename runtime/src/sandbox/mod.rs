@@ -172,6 +172,18 @@ impl std::fmt::Debug for dyn SandboxProvider {
     }
 }
 
+/// The provider `spec` names (a container engine, else bubblewrap), checked able to confine
+/// here: what `open` uses, and what `awf run --agent-sandbox` checks before the run starts.
+pub fn provider_for(
+    spec: &SandboxSpec,
+    key: &str,
+) -> Result<Arc<dyn SandboxProvider>, SandboxError> {
+    Ok(match &spec.container {
+        Some(c) => Arc::new(container::Container::find(c, key)?),
+        None => Arc::new(bubblewrap::Bubblewrap::find(key)?),
+    })
+}
+
 impl Sandbox {
     /// Resolves `spec` (keyed `key`): its cwd against `base` (the agent's cwd for an inline
     /// sandbox, the run's for a shared one), each path against its cwd, `~` against `home`; then
@@ -212,11 +224,12 @@ impl Sandbox {
             .iter()
             .map(|p| resolve("write", p, &cwd))
             .collect::<Result<Vec<_>, _>>()?;
-        let provider: Arc<dyn SandboxProvider> = match (&spec.container, purpose) {
-            (Some(c), Purpose::Confine) => Arc::new(container::Container::find(c, &key)?),
-            (Some(c), Purpose::Record) => Arc::new(container::Container::unchecked(c)),
-            (None, Purpose::Confine) => Arc::new(bubblewrap::Bubblewrap::find(&key)?),
-            (None, Purpose::Record) => Arc::new(bubblewrap::Bubblewrap::unchecked()),
+        let provider: Arc<dyn SandboxProvider> = match purpose {
+            Purpose::Confine => provider_for(&spec, &key)?,
+            Purpose::Record => match &spec.container {
+                Some(c) => Arc::new(container::Container::unchecked(c)),
+                None => Arc::new(bubblewrap::Bubblewrap::unchecked()),
+            },
         };
         let grant = match &spec.network {
             Network::All => None,
@@ -232,7 +245,7 @@ impl Sandbox {
             None => None,
             Some(_) if purpose == Purpose::Record => None,
             Some(grant) => {
-                let dir = control.join(format!("net-{}", crate::channel::unguessable(6)));
+                let dir = control.join(format!("net-{}", crate::os::random::unguessable(6)));
                 let proxy = Proxy::start(&dir, &grant, &[]).map_err(|e| SandboxError::Proxy {
                     key: key.clone(),
                     error: e.to_string(),

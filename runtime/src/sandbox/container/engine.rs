@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use super::spec::EngineKind;
+use crate::sandbox::bubblewrap::on_path;
 use crate::sandbox::SandboxError;
 
 /// Written in a run's control folder when its first container starts: the engine programs the
@@ -161,15 +162,4 @@ fn last_stderr_line(out: &Output) -> String {
         text.to_string()
     };
     text.lines().last().unwrap_or_default().to_string()
-}
-
-/// `name` found on PATH, as an executable file.
-fn on_path(name: &str) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(name))
-        .find(|p| {
-            std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        })
 }
