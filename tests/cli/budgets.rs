@@ -63,6 +63,8 @@ fn a_hard_agent_budget_blocks(cli: Cli, first_prompt: Value) {
     assert_eq!(passed[0]["hard"], true);
     // The second turn never started its CLI.
     assert_eq!(project.events_of("budget", "turn-started").len(), 1);
+    assert_has(&ran.stderr, "  budget of agent a: ");
+    assert_has(&ran.stderr, "tokens of 500 tokens (hard, passed)");
 }
 
 #[test]
@@ -112,6 +114,23 @@ fn a_soft_run_budget_warns_and_goes_on() {
     assert_eq!(passed[0]["hard"], false);
     assert_eq!(passed[0].get("agent"), None, "the run's budget");
     assert_has(&ran.stderr, "the run's budget of 1,000 tokens was passed");
+    // The closing summary, output.json and `awf runs` show the budget against its spend.
+    assert_has(&ran.stderr, "  budget of run: ");
+    assert_has(&ran.stderr, "tokens of 1,000 tokens (soft, passed)");
+    let output: Value = serde_json::from_str(
+        &std::fs::read_to_string(project.only_run_dir("budget").join("output.json")).unwrap(),
+    )
+    .unwrap();
+    let budgets = output["budgets"].as_array().cloned().unwrap_or_default();
+    assert_eq!(budgets.len(), 1, "{output}");
+    assert_eq!(budgets[0]["of"], "run");
+    assert_eq!(budgets[0]["budget"]["tokens"], 1000);
+    assert_eq!(budgets[0]["hard"], false);
+    assert_eq!(budgets[0]["passed"], true);
+    let runs = project.awf(&["runs"]).run();
+    runs.assert_success();
+    assert_has(&runs.stdout, "  budget of run: ");
+    assert_has(&runs.stdout, "tokens of 1,000 tokens (soft, passed)");
 }
 
 #[test]

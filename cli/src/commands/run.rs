@@ -125,6 +125,9 @@ fn start(args: RunArgs, color: ColorChoice) -> Result<i32, Failure> {
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_default();
                 eprint!("{text}");
+                for line in budget_lines(report.record.as_ref()) {
+                    eprintln!("{line}");
+                }
                 eprintln!(
                     "awf: records in {records}; `{}` shows them",
                     follow_up.logs(&id)
@@ -211,6 +214,24 @@ fn agent_sandbox(file: Option<&Path>, cwd: &Path) -> Result<Option<OperatorSandb
             .with_hint(e.hint().unwrap_or_default())
     })?;
     Ok(Some(operator))
+}
+
+/// The closing summary's budget lines: each budget output.json holds, against what was spent
+/// (`  budget of agent a: 1,234 tokens of 1,000 (hard, passed)`).
+fn budget_lines(record: Option<&serde_json::Value>) -> Vec<String> {
+    let Some(budgets) = record.and_then(|r| r["budgets"].as_array()) else {
+        return Vec::new();
+    };
+    budgets
+        .iter()
+        .map(|b| {
+            format!(
+                "  budget of {}: {}",
+                b["of"].as_str().unwrap_or_default(),
+                b["words"].as_str().unwrap_or_default()
+            )
+        })
+        .collect()
 }
 
 fn resolve_cwd(cwd: Option<PathBuf>) -> Result<PathBuf, Failure> {

@@ -1,7 +1,7 @@
 //! `awf runs`: the runs under a cwd, the latest attempted first, with their derived status,
 //! attempts, the stage reached, start, time taken and the command that continues each; under
-//! the table, the questions runs wait on (`wf.ask`) and how to answer each, then each record
-//! that cannot be read, named, with what to do.
+//! the table, each run's budgets against their spend, the questions runs wait on (`wf.ask`) and
+//! how to answer each, then each record that cannot be read, named, with what to do.
 
 use std::io::Write;
 use std::time::Duration;
@@ -75,9 +75,25 @@ fn list(args: RunsArgs) -> Result<i32, Failure> {
             break;
         }
     }
+    list_budgets(&runs, &mut out);
     waiting::list(&runs, &mut out);
     report_problems(&runs, &cwd);
     Ok(0)
+}
+
+/// Under the table: each run's budgets against their spend (its latest attempt that had any).
+fn list_budgets(runs: &[RunStatus], out: &mut impl Write) {
+    for run in runs.iter().filter(|r| !r.budgets.is_empty()) {
+        let _ = writeln!(out, "\nrun {} of {}:", run.id, run.workflow);
+        for budget in &run.budgets {
+            let _ = writeln!(
+                out,
+                "  budget of {}: {}",
+                budget["of"].as_str().unwrap_or_default(),
+                budget["words"].as_str().unwrap_or_default()
+            );
+        }
+    }
 }
 
 /// Under the table, on stderr: each record that cannot be read, and what to do about it.

@@ -619,6 +619,33 @@ impl Agents {
         Some(Value::Object(map))
     }
 
+    /// The run's budget and each agent's against what was spent, as output.json holds them:
+    /// `[{ "of": "run" | "agent <key>", "words": "1,234 tokens of 1,000 (hard, passed)",
+    /// budget, hard, spent, passed }]`; `None` when nothing has a budget.
+    pub fn budgets_json(&self) -> Option<Value> {
+        let run = self
+            .link
+            .budgets
+            .run
+            .report()
+            .map(|report| ("run".to_string(), report));
+        let agents = self.all().into_iter().filter_map(|agent| {
+            let report = agent.budget_report()?;
+            Some((format!("agent {}", agent.key), report))
+        });
+        let list: Vec<Value> = run
+            .into_iter()
+            .chain(agents)
+            .map(|(of, report)| {
+                let mut json = serde_json::to_value(&report).unwrap_or_default();
+                json["of"] = Value::String(of);
+                json["words"] = Value::String(report.words());
+                json
+            })
+            .collect();
+        (!list.is_empty()).then_some(Value::Array(list))
+    }
+
     /// Stops listening on every agent's socket, removes what their sandboxes keep of them
     /// (containers) and the control folder.
     pub fn shut_down(&self) {

@@ -174,7 +174,7 @@ pub fn replaced_stage_path(run: &Path, stage: &str, attempt: u32) -> PathBuf {
 }
 
 /// What an attempt's ending is made of, in output.json and in the attempt's record alike.
-const ENDING: [&str; 8] = [
+const ENDING: [&str; 9] = [
     "outcome",
     "reason",
     "stage",
@@ -183,6 +183,7 @@ const ENDING: [&str; 8] = [
     "durationMs",
     "exitCode",
     "usage",
+    "budgets",
 ];
 
 /// `attempt` with the ending that `output` (output.json's record) says.

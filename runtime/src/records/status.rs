@@ -41,6 +41,10 @@ pub struct RunStatus {
     pub broken: Option<PathBuf>,
     /// What the agents of its ended attempts used, cost reported or estimated.
     pub usage: Usage,
+    /// The budgets of the latest ended attempt that had any, against their spend, as its record
+    /// holds them
+    /// (`[{ of, words, budget, hard, spent, passed }]`; empty without budgets).
+    pub budgets: Vec<Value>,
 }
 
 /// The status of a run whose records say nothing awf can use.
@@ -83,6 +87,7 @@ impl RunStatus {
             "continue": self.continue_command(cwd),
             "problem": self.problem,
             "usage": (!self.usage.is_empty()).then_some(self.usage),
+            "budgets": (!self.budgets.is_empty()).then_some(&self.budgets),
         })
     }
 }
@@ -162,6 +167,11 @@ pub fn status_of(dir: &Path) -> Option<RunStatus> {
         problem,
         broken,
         usage: spent(&attempts),
+        budgets: attempts
+            .iter()
+            .rev()
+            .find_map(|a| a["budgets"].as_array().cloned())
+            .unwrap_or_default(),
     })
 }
 
@@ -224,6 +234,7 @@ fn unreadable(dir: &Path, run: &Value, error: std::io::Error) -> RunStatus {
         problem: Some(error.to_string()),
         broken: broken_path(&error),
         usage: Usage::default(),
+        budgets: Vec::new(),
     }
 }
 

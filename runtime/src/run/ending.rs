@@ -100,6 +100,9 @@ pub(super) fn settle(run: &Run, end: Result<CallEnd, Stop>) -> Settled {
     if let Some(usage) = run.agents.usage_json() {
         record["usage"] = usage;
     }
+    if let Some(budgets) = run.agents.budgets_json() {
+        record["budgets"] = budgets;
+    }
     let unreceived = run.report_unreceived();
     if unreceived > 0 {
         record["unreceivedMessages"] = json!(unreceived);
