@@ -114,6 +114,19 @@ declare module "agentswf" {
     spec: WorkflowSpec<Input, Result>,
   ): Workflow<Input, Result>;
 
+  /** agentswf's spelling: the same workflow as `defineWorkflow({ ...definition, prepare, id, present, report })`,
+   * with `definition` kept (itself a workflow, for `testWorkflow(executable.definition, input)`). */
+  export function defineExecutableWorkflow<Input = { argv: string[] }, Result = unknown>(spec: {
+    definition: { meta: WorkflowMeta; run: WorkflowSpec<Input, Result>["run"] };
+    prepare?: WorkflowSpec<Input, Result>["prepare"];
+    id?: WorkflowSpec<Input, Result>["id"];
+    present?: WorkflowSpec<Input, Result>["present"];
+    report?: WorkflowSpec<Input, Result>["report"];
+  }): Workflow<Input, Result> & { readonly definition: Workflow<Input, Result> };
+
+  /** Whether a turn's outcome is an answer; then it holds the answer's `value`. */
+  export function isAnswered<T>(outcome: TurnOutcome<T>): outcome is Extract<TurnOutcome<T>, { kind: "answered" }>;
+
   /** The `wf` a workflow's `run` receives. */
   export interface WorkflowContext {
     /** The run's id, which names its folder under `.awf/runs/<name>/`; the same in every attempt. */

@@ -66,6 +66,9 @@ export interface Workflow<Input, Result> extends WorkflowSpec<Input, Result> {
 /** The keys `defineWorkflow` reads in its spec and in `meta` (a new one is added here). */
 const SPEC_OPTIONS = ["meta", "prepare", "id", "run", "present", "report"] as const;
 const META_OPTIONS = ["name", "description", "whenToUse", "version"] as const;
+/** The keys `defineExecutableWorkflow` reads in its spec, and in its `definition`. */
+const EXECUTABLE_OPTIONS = ["definition", "prepare", "id", "present", "report"] as const;
+const DEFINITION_OPTIONS = ["meta", "run"] as const;
 /** Semver 2.0.0: MAJOR.MINOR.PATCH, an optional pre-release and build. */
 const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/;
 const TOOL_OPTIONS = ["description", "input", "handler", "timeout"] as const;
@@ -78,49 +81,85 @@ function invalid(message: string): AwfError {
 export function defineWorkflow<Input = { argv: string[] }, Result = unknown>(
   spec: WorkflowSpec<Input, Result>,
 ): Workflow<Input, Result> {
+  return checkedWorkflow("defineWorkflow(spec)", spec);
+}
+
+/** `spec` checked, each mistake named as `place` (the call the author wrote) says. */
+function checkedWorkflow<Input, Result>(place: string, spec: WorkflowSpec<Input, Result>): Workflow<Input, Result> {
   if (typeof spec !== "object" || spec === null) {
-    throw invalid("defineWorkflow(spec): spec must be an object with meta and run");
+    throw invalid(`${place}: spec must be an object with meta and run`);
   }
-  refuseUnknownOptions("defineWorkflow(spec)", spec, SPEC_OPTIONS);
+  refuseUnknownOptions(place, spec, SPEC_OPTIONS);
   const meta = spec.meta as Partial<WorkflowMeta> | undefined;
   if (typeof meta !== "object" || meta === null) {
-    throw invalid('defineWorkflow(spec): spec.meta is missing; give it { name: "my-workflow", description: "..." }');
+    throw invalid(`${place}: spec.meta is missing; give it { name: "my-workflow", description: "..." }`);
   }
-  refuseUnknownOptions("defineWorkflow(spec): meta", meta, META_OPTIONS);
+  refuseUnknownOptions(`${place}: meta`, meta, META_OPTIONS);
   if (typeof meta.name !== "string" || meta.name.trim() === "") {
-    throw invalid('defineWorkflow(spec): meta.name is blank; it names the run folder, e.g. "dead-code"');
+    throw invalid(`${place}: meta.name is blank; it names the run folder, e.g. "dead-code"`);
   }
   if (!NAME_RULE.test(meta.name)) {
     throw invalid(
-      `defineWorkflow(spec): meta.name ${JSON.stringify(meta.name)} is not a valid name; use 1 to 128 letters, digits, '.', '_' or '-', not starting with '.'`,
+      `${place}: meta.name ${JSON.stringify(meta.name)} is not a valid name; use 1 to 128 letters, digits, '.', '_' or '-', not starting with '.'`,
     );
   }
   if (typeof meta.description !== "string" || meta.description.trim() === "") {
-    throw invalid("defineWorkflow(spec): meta.description is blank; say in a sentence what the workflow does");
+    throw invalid(`${place}: meta.description is blank; say in a sentence what the workflow does`);
   }
   if (meta.whenToUse !== undefined && (typeof meta.whenToUse !== "string" || meta.whenToUse.trim() === "")) {
-    throw invalid("defineWorkflow(spec): meta.whenToUse must be a sentence saying when to pick this workflow, or left out");
+    throw invalid(`${place}: meta.whenToUse must be a sentence saying when to pick this workflow, or left out`);
   }
   if (meta.version !== undefined && (typeof meta.version !== "string" || !SEMVER.test(meta.version))) {
     throw invalid(
-      `defineWorkflow(spec): meta.version ${JSON.stringify(meta.version)} is not a semver version; write it as "MAJOR.MINOR.PATCH", e.g. "1.2.0"`,
+      `${place}: meta.version ${JSON.stringify(meta.version)} is not a semver version; write it as "MAJOR.MINOR.PATCH", e.g. "1.2.0"`,
     );
   }
   if (typeof spec.run !== "function") {
-    throw invalid("defineWorkflow(spec): spec.run must be a function: async run(wf, input) { ... }");
+    throw invalid(`${place}: spec.run must be a function: async run(wf, input) { ... }`);
   }
   if (spec.id !== undefined && typeof spec.id !== "function") {
-    throw invalid("defineWorkflow(spec): spec.id must be a function (input) => run id, or left out");
+    throw invalid(`${place}: spec.id must be a function (input) => run id, or left out`);
   }
   if (spec.prepare !== undefined && typeof spec.prepare !== "function") {
-    throw invalid("defineWorkflow(spec): spec.prepare must be a function ({ argv, cwd }) => input, or left out");
+    throw invalid(`${place}: spec.prepare must be a function ({ argv, cwd }) => input, or left out`);
   }
   for (const hook of ["present", "report"] as const) {
     if (spec[hook] !== undefined && typeof spec[hook] !== "function") {
-      throw invalid(`defineWorkflow(spec): spec.${hook} must be a function (value, ending) => string | undefined, or left out`);
+      throw invalid(`${place}: spec.${hook} must be a function (value, ending) => string | undefined, or left out`);
     }
   }
   return Object.freeze({ ...spec, meta: Object.freeze({ ...meta }) as WorkflowMeta, kind: WORKFLOW_KIND });
+}
+
+/** agentswf's spelling of a workflow file's export: `{ definition: { meta, run }, prepare, id?,
+ * present?, report? }`, the same workflow as `defineWorkflow` makes (`definition` is kept, itself a
+ * workflow, as `testWorkflow(executable.definition, input)` takes it). */
+export function defineExecutableWorkflow<Input = { argv: string[] }, Result = unknown>(spec: {
+  definition: { meta: WorkflowMeta; run: WorkflowSpec<Input, Result>["run"] };
+  prepare?: WorkflowSpec<Input, Result>["prepare"];
+  id?: WorkflowSpec<Input, Result>["id"];
+  present?: WorkflowSpec<Input, Result>["present"];
+  report?: WorkflowSpec<Input, Result>["report"];
+}): Workflow<Input, Result> & { readonly definition: Workflow<Input, Result> } {
+  const place = "defineExecutableWorkflow(spec)";
+  if (typeof spec !== "object" || spec === null) {
+    throw invalid(`${place}: spec must be an object with definition and prepare`);
+  }
+  refuseUnknownOptions(place, spec, EXECUTABLE_OPTIONS);
+  const definition = spec.definition as { meta?: WorkflowMeta; run?: unknown } | undefined;
+  if (typeof definition !== "object" || definition === null) {
+    throw invalid(`${place}: spec.definition is missing; give it { meta: { name, description }, run(wf, input) { ... } }`);
+  }
+  refuseUnknownOptions(`${place}: definition`, definition, DEFINITION_OPTIONS);
+  const { definition: _definition, ...hooks } = spec;
+  const inner = checkedWorkflow(`${place}: definition`, definition as WorkflowSpec<Input, Result>);
+  const outer = checkedWorkflow(place, { ...hooks, meta: inner.meta, run: inner.run });
+  return Object.freeze({ ...outer, definition: inner });
+}
+
+/** Whether a turn's outcome is an answer (agentswf's `isAnswered`): then it has its `value`. */
+export function isAnswered<T = unknown>(outcome: unknown): outcome is { kind: "answered"; value: T } {
+  return typeof outcome === "object" && outcome !== null && (outcome as { kind?: unknown }).kind === "answered";
 }
 
 export function isWorkflow(value: unknown): value is Workflow<unknown, unknown> {

@@ -181,5 +181,5 @@ fn the_test_api_shows_agents_and_turns_with_labels_and_check_ins() {
 /// `reply.interrupted`, refused with the reason: tests/fixtures/testing-runtimes.
 #[test]
 fn a_test_defines_runtime_aliases_and_scripts_logins_and_waiting() {
-    assert_fixture_passes("tests/fixtures/testing-runtimes", 11);
+    assert_fixture_passes("tests/fixtures/testing-runtimes", 14);
 }
