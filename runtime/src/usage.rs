@@ -110,6 +110,31 @@ impl Usage {
     }
 }
 
+/// What the agents of `attempts` used, by key, added up over the attempts: each ended attempt's
+/// record holds its agents' totals (`usage`, by key, as output.json has them). What a continued
+/// run's budgets count (budget/run.rs) and what `awf runs` shows (records/status.rs).
+pub fn spent_by_agent(attempts: &[serde_json::Value]) -> std::collections::HashMap<String, Usage> {
+    let count = |usage: &serde_json::Value, key: &str| usage[key].as_u64().unwrap_or(0);
+    let mut spent: std::collections::HashMap<String, Usage> = std::collections::HashMap::new();
+    for attempt in attempts {
+        let Some(agents) = attempt["usage"].as_object() else {
+            continue;
+        };
+        for (key, usage) in agents {
+            spent.entry(key.clone()).or_default().add(&Usage {
+                tokens: Tokens {
+                    input_tokens: count(usage, "inputTokens"),
+                    cached_input_tokens: count(usage, "cachedInputTokens"),
+                    output_tokens: count(usage, "outputTokens"),
+                    reasoning_tokens: count(usage, "reasoningTokens"),
+                },
+                cost_usd: usage["costUsd"].as_f64(),
+            });
+        }
+    }
+    spent
+}
+
 /// Where a cost came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]

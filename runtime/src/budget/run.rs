@@ -9,7 +9,7 @@ use std::sync::Mutex;
 use serde_json::Value;
 
 use super::{Budget, Guard, Limit, Passed, Whose};
-use crate::usage::{Tokens, Usage};
+use crate::usage::{spent_by_agent, Usage};
 
 /// The budgets of one attempt of a run.
 pub struct RunBudgets {
@@ -73,29 +73,6 @@ impl RunBudgets {
         let before = self.before.get(key).copied().unwrap_or_default();
         Guard::new(Whose::Agent(key.to_string()), limit, before)
     }
-}
-
-/// What the agents of `attempts` used, by key, added up over the attempts.
-pub fn spent_by_agent(attempts: &[Value]) -> HashMap<String, Usage> {
-    let count = |usage: &Value, key: &str| usage[key].as_u64().unwrap_or(0);
-    let mut spent: HashMap<String, Usage> = HashMap::new();
-    for attempt in attempts {
-        let Some(agents) = attempt["usage"].as_object() else {
-            continue;
-        };
-        for (key, usage) in agents {
-            spent.entry(key.clone()).or_default().add(&Usage {
-                tokens: Tokens {
-                    input_tokens: count(usage, "inputTokens"),
-                    cached_input_tokens: count(usage, "cachedInputTokens"),
-                    output_tokens: count(usage, "outputTokens"),
-                    reasoning_tokens: count(usage, "reasoningTokens"),
-                },
-                cost_usd: usage["costUsd"].as_f64(),
-            });
-        }
-    }
-    spent
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use std::time::SystemTime;
 use serde_json::{json, Value};
 
 use super::{run_files, time, RUNS_DIR};
-use crate::usage::{Tokens, Usage};
+use crate::usage::Usage;
 
 /// What `awf runs` shows of one run.
 #[derive(Clone, Debug, PartialEq)]
@@ -175,26 +175,11 @@ pub fn status_of(dir: &Path) -> Option<RunStatus> {
     })
 }
 
-/// What the agents of `attempts` used, added up: each ended attempt's record holds its agents'
-/// totals (`usage`, by key, as output.json has them).
+/// What the agents of `attempts` used, added up over agents and attempts.
 fn spent(attempts: &[Value]) -> Usage {
-    let count = |usage: &Value, key: &str| usage[key].as_u64().unwrap_or(0);
     let mut total = Usage::default();
-    for attempt in attempts {
-        let Some(agents) = attempt["usage"].as_object() else {
-            continue;
-        };
-        for usage in agents.values() {
-            total.add(&Usage {
-                tokens: Tokens {
-                    input_tokens: count(usage, "inputTokens"),
-                    cached_input_tokens: count(usage, "cachedInputTokens"),
-                    output_tokens: count(usage, "outputTokens"),
-                    reasoning_tokens: count(usage, "reasoningTokens"),
-                },
-                cost_usd: usage["costUsd"].as_f64(),
-            });
-        }
+    for usage in crate::usage::spent_by_agent(attempts).values() {
+        total.add(usage);
     }
     total
 }
