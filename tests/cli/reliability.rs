@@ -315,7 +315,8 @@ phase() {
     started=$(now)
     node HOLD "$S" "$@" &
     holder=$!
-    while [ ! -e "$S.held" ]; do sleep 0.02; done
+    waited=0
+    while [ ! -e "$S.held" ] && [ $waited -lt 1500 ]; do sleep 0.02; waited=$((waited + 1)); done
     sh -c "$CALL" > "$name.out" 2>&1; echo "exit=$?" >> "$name.out"
     held_ms=$(( ($(now) - started) / 1000000 ))
     kill $holder; wait $holder 2>/dev/null
