@@ -8,7 +8,7 @@
 //!   run's folder stays read-only even under a write path, but for what it writes there (its
 //!   worktree, its CLI home);
 //! - masked (an empty tmpfs, or /dev/null over a file), whatever `read` says: the credential
-//!   homes in `DENIED_IN_HOME`, the other runs' folders beside this run's, and every other run's
+//!   homes in `sandbox::DENIED_IN_HOME`, the other runs' folders beside this run's, and every other run's
 //!   control folder (they live in the host's `/tmp`, which the box replaces);
 //! - its launcher and socket (its control folder) bound in, so `wfa` works from inside; the
 //!   socket's peer check still holds, since the kernel gives the host's pid of a caller in the
@@ -28,25 +28,6 @@ use crate::harness::Launch;
 /// configuration.
 pub const SYSTEM_READS: &[&str] = &[
     "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc",
-];
-
-/// Under the user's home: credentials and the agent CLIs' own homes, never visible in a box
-/// (each sandboxed agent gets its own CLI home with only what its CLI needs to log in).
-pub const DENIED_IN_HOME: &[&str] = &[
-    ".ssh",
-    ".aws",
-    ".gnupg",
-    ".config/gcloud",
-    ".kube",
-    ".docker",
-    ".netrc",
-    ".codex",
-    ".claude",
-    ".claude.json",
-    ".pi",
-    ".gemini",
-    ".config/opencode",
-    ".local/share/opencode",
 ];
 
 /// The bubblewrap provider: the `bwrap` found on PATH, checked able to make namespaces.
@@ -168,13 +149,8 @@ impl Bubblewrap {
             args.bind(home);
         }
         args.bind(&agent.control);
-        if let Some(home) = &agent.user_home {
-            for denied in DENIED_IN_HOME {
-                args.mask(&home.join(denied));
-            }
-        }
-        for other in other_runs(&agent.run_folder) {
-            args.mask(&other);
+        for hidden in agent.hidden() {
+            args.mask(&hidden);
         }
         if let Some(net) = net {
             args.0.extend(net.bwrap_args.iter().cloned());
@@ -262,23 +238,6 @@ impl Args {
             Err(_) => {}
         }
     }
-}
-
-/// The other runs' folders beside `run_folder` (`.awf/runs/<id>`).
-fn other_runs(run_folder: &Path) -> Vec<PathBuf> {
-    let Some(runs) = run_folder.parent() else {
-        return Vec::new();
-    };
-    let Ok(entries) = std::fs::read_dir(runs) else {
-        return Vec::new();
-    };
-    let mut others: Vec<PathBuf> = entries
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.as_path() != run_folder && p.is_dir())
-        .collect();
-    others.sort();
-    others
 }
 
 /// What an agent's program needs to be read when `read` narrows: its folder and its install

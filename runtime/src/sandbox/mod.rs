@@ -339,6 +339,54 @@ pub struct AgentPlace {
     pub user_home: Option<PathBuf>,
 }
 
+/// Under the user's home: credentials and the agent CLIs' own homes, never visible in a box
+/// (each sandboxed agent gets its own CLI home with only what its CLI needs to log in).
+pub const DENIED_IN_HOME: &[&str] = &[
+    ".ssh",
+    ".aws",
+    ".gnupg",
+    ".config/gcloud",
+    ".kube",
+    ".docker",
+    ".netrc",
+    ".codex",
+    ".claude",
+    ".claude.json",
+    ".pi",
+    ".gemini",
+    ".config/opencode",
+    ".local/share/opencode",
+];
+
+impl AgentPlace {
+    /// What no provider lets the agent see, whatever its grants: the credentials and CLI homes
+    /// under the user's home (`DENIED_IN_HOME`), and the other runs' folders
+    /// beside its own (`.awf/runs/<id>`), in that order.
+    pub fn hidden(&self) -> Vec<PathBuf> {
+        let mut hidden: Vec<PathBuf> = match &self.user_home {
+            Some(home) => DENIED_IN_HOME
+                .iter()
+                .map(|denied| home.join(denied))
+                .collect(),
+            None => Vec::new(),
+        };
+        let Some(runs) = self.run_folder.parent() else {
+            return hidden;
+        };
+        let Ok(entries) = std::fs::read_dir(runs) else {
+            return hidden;
+        };
+        let mut others: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.as_path() != self.run_folder && p.is_dir())
+            .collect();
+        others.sort();
+        hidden.extend(others);
+        hidden
+    }
+}
+
 /// One agent in a sandbox: the `Confinement` its processes are started through.
 #[derive(Debug)]
 pub struct AgentBox {

@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 use super::engine::{Engine, LABEL_AGENT, LABEL_CONTROL, LABEL_RUN};
 use super::spec::EngineKind;
 use crate::harness::Launch;
-use crate::sandbox::bubblewrap::DENIED_IN_HOME;
 use crate::sandbox::network::Inside;
 use crate::sandbox::{AgentPlace, Network, Sandbox};
 
@@ -285,14 +284,8 @@ fn mounts(sandbox: &Sandbox, agent: &AgentPlace, launch: &Launch) -> Vec<Mount> 
         });
     }
     let shown = |path: &Path| mounts.iter().any(|m| path.starts_with(&m.path));
-    let mut masks = Vec::new();
-    if let Some(home) = &agent.user_home {
-        for denied in DENIED_IN_HOME {
-            masks.push(home.join(denied));
-        }
-    }
-    masks.extend(other_runs(&agent.run_folder));
-    let masks: Vec<Mount> = masks
+    let masks: Vec<Mount> = agent
+        .hidden()
         .into_iter()
         .filter(|p| shown(p))
         .filter_map(|path| {
@@ -321,23 +314,6 @@ fn wfa_binary(control: &Path) -> Option<(PathBuf, PathBuf)> {
     };
     let binary = std::fs::canonicalize(&launcher).ok()?;
     Some((target, binary))
-}
-
-/// The other runs' folders beside `run_folder` (`.awf/runs/<id>`).
-fn other_runs(run_folder: &Path) -> Vec<PathBuf> {
-    let Some(runs) = run_folder.parent() else {
-        return Vec::new();
-    };
-    let Ok(entries) = std::fs::read_dir(runs) else {
-        return Vec::new();
-    };
-    let mut others: Vec<PathBuf> = entries
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.as_path() != run_folder && p.is_dir())
-        .collect();
-    others.sort();
-    others
 }
 
 #[cfg(test)]
