@@ -3,7 +3,7 @@
 // implements it.
 
 declare module "agentswf/testing" {
-  import type { JsonValue, Workflow } from "agentswf";
+  import type { Execution, JsonValue, Workflow, WorkflowDefinition } from "agentswf";
   import type { StaticType, TSchema } from "typebox";
 
   /** What a scripted turn's `turn.tool(name, input)` gives back: as a real call would end. */
@@ -24,6 +24,8 @@ declare module "agentswf/testing" {
     readonly schema: { [key: string]: JsonValue } | null;
     /** True when this is the turn's check-in (the first try ended without an answer). */
     readonly checkIn: boolean;
+    /** agentswf's name for `checkIn`. */
+    readonly nudge: boolean;
     /** Aborted when the turn's deadline passes or the run is cancelled. */
     readonly signal: AbortSignal;
     /** Calls one of the agent's tools, through the same checks and handler a real call goes through. */
@@ -224,8 +226,10 @@ declare module "agentswf/testing" {
     /** The agent's model and effort when the turn started. */
     model?: string;
     effort?: string;
-    /** Whether a check-in happened. */
+    /** This record is the turn's check-in (its agent ended without an answer and was asked again): a record of its own after the turn's first, with the same `turn` and `n`. */
     checkIn: boolean;
+    /** agentswf's name for `checkIn`. */
+    nudge: boolean;
     /** The reasons the agent said it was still working (`wfa waiting`, `reply.waiting`), in order. */
     waiting?: string[];
     /** `answered`, `unanswered`, `blocked`, `timed-out`, `failed` or `cancelled`; `ended` for a message turn. */
@@ -264,7 +268,7 @@ declare module "agentswf/testing" {
     key: string;
     /** `"bwrap"`. */
     provider: string;
-    /** The spec as written, defaults filled in: `{ cwd, read, write, network }`. */
+    /** The spec with its defaults filled in and its paths resolved (absolute): `{ cwd, read, write, network, ... }`. */
     spec: { [key: string]: JsonValue };
     /** The hosts granted: the `network` list, `["*"]` for `network: true`, `[]` for none. */
     domains: string[];
@@ -286,14 +290,20 @@ declare module "agentswf/testing" {
     cwd: string;
     /** Where it runs, when sandboxed. */
     sandbox?: SandboxRecord;
-    /** A fork: the agent it was forked from. */
-    forkedFrom?: string;
+    /** Its settings when it opened (a fork: its parent's when forked), as agentswf's `execution`. */
+    execution: Execution;
+    /** The author's standing instructions (`agents.open` or `fork`), when given. */
+    instructions?: string;
+    /** A fork: the agent it was forked from, and how many turns that agent had had by then. */
+    forkedFrom?: { key: string; turns: number };
     /** The author's `labels` (`agents.open` or `fork`), when given. */
     labels?: { [name: string]: unknown };
     /** The `workspace` it was opened with, defaults filled in (no worktree is made under test). */
     workspace?: { worktree: { keep: "always" | "on-failure" | "never"; branch?: string; from?: string } };
-    /** The skills it was given, in order, with each one's digest; a fork has its parent's. */
-    skills?: { name: string; source: string; digest: string }[];
+    /** The names of the skills it was given, in order; a fork has its parent's; `[]` for none. */
+    skills: string[];
+    /** Each skill's copy as installed, in order: its name, where it came from and the digest checked. */
+    skillCopies: { name: string; source: string; digest: string }[];
   }
 
   export interface TestRun<Result> {
@@ -331,12 +341,12 @@ declare module "agentswf/testing" {
 
   /** Runs a workflow with scripted agents; `run` gets what `prepare({ argv: [], cwd })` makes. */
   export function testWorkflow<Input, Result>(
-    workflow: Workflow<Input, Result>,
+    workflow: Workflow<Input, Result> | WorkflowDefinition<Input, Result>,
     options?: TestOptions,
   ): Promise<TestRun<Awaited<Result>>>;
-  /** Runs a workflow with scripted agents on this input. */
+  /** Runs a workflow (or agentswf's plain definition `{ meta, run }`) with scripted agents on this input. */
   export function testWorkflow<Input, Result>(
-    workflow: Workflow<Input, Result>,
+    workflow: Workflow<Input, Result> | WorkflowDefinition<Input, Result>,
     input: Input,
     options?: TestOptions,
   ): Promise<TestRun<Awaited<Result>>>;

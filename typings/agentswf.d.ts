@@ -114,10 +114,16 @@ declare module "agentswf" {
     spec: WorkflowSpec<Input, Result>,
   ): Workflow<Input, Result>;
 
+  /** agentswf's plain definition, as its examples build one in a function: `testWorkflow` takes it as it is. */
+  export interface WorkflowDefinition<Input = { argv: string[] }, Result = unknown> {
+    meta: WorkflowMeta;
+    run: WorkflowSpec<Input, Result>["run"];
+  }
+
   /** agentswf's spelling: the same workflow as `defineWorkflow({ ...definition, prepare, id, present, report })`,
    * with `definition` kept (itself a workflow, for `testWorkflow(executable.definition, input)`). */
   export function defineExecutableWorkflow<Input = { argv: string[] }, Result = unknown>(spec: {
-    definition: { meta: WorkflowMeta; run: WorkflowSpec<Input, Result>["run"] };
+    definition: WorkflowDefinition<Input, Result>;
     prepare?: WorkflowSpec<Input, Result>["prepare"];
     id?: WorkflowSpec<Input, Result>["id"];
     present?: WorkflowSpec<Input, Result>["present"];
@@ -236,6 +242,22 @@ declare module "agentswf" {
     model: string | null;
     /** The price table's date (`"2026-12-01"`), when the cost is an estimate. */
     pricesOf?: string;
+    /** The agent's settings the turn ran with. */
+    execution: Execution;
+  }
+
+  /** An agent's settings, as agentswf's `execution` names them. */
+  export interface Execution {
+    /** The CLI (`claude`, `codex`, ...), or `command`. */
+    harness: string;
+    model?: string;
+    effort?: string;
+    /** How awf runs every agent: a process per turn. */
+    placement: "headless";
+    /** The alias its runtime named (`runtime: "claude"`, `{ alias: "fast" }`). */
+    alias?: string;
+    /** agentswf's acknowledgement that the CLI bills per token, as given. */
+    metered?: boolean;
   }
 
   /** A sum of turns' usage. */
@@ -390,7 +412,8 @@ declare module "agentswf" {
     | "gemini"
     | "opencode"
     | (string & {})
-    | { harness: string; model?: string; effort?: string; args?: string[] }
+    | { harness: string; model?: string; effort?: string; args?: string[]; placement?: "headless"; metered?: boolean }
+    | { alias: string; harness?: string; model?: string; effort?: string; placement?: "headless"; metered?: boolean }
     | { command: string[] };
 
   export interface AgentOpenSpec {
@@ -432,7 +455,7 @@ declare module "agentswf" {
      * own CLI home, so the user's other skills are left out; recorded with their digests.
      * codex, claude, pi, gemini and opencode agents; an executable agent is refused. docs/agents.md#skills
      */
-    skills?: ({ path: string } | { repo: string; skill: string; ref?: string })[];
+    skills?: ({ path: string | { readonly href: string } } | { repo: string; skill: string; ref?: string })[];
     /** The check-in of each of its turns that gives none. */
     checkIn?: CheckIn;
     /** The author's labels (a JSON object): recorded, shown by `awf logs`, `run.agentOf(key).labels` in tests. */
@@ -507,6 +530,8 @@ declare module "agentswf" {
 
   export interface Agent {
     readonly key: string;
+    /** Its settings now (after each finished `set`). */
+    readonly execution: Execution;
     /** Gives the agent a turn; resolves with its outcome however it ends. */
     run<const S extends TSchema = Typed<string>>(spec: TurnSpec<S>): Promise<{ outcome: TurnOutcome<StaticType<S>> & { usage: TurnUsage } }>;
     /**
@@ -521,8 +546,8 @@ declare module "agentswf" {
      * first turn, once it is closed, for a key already open, and where the harness cannot fork.
      */
     fork(spec: ForkSpec): Promise<Agent>;
-    /** The harness's own compaction, with `prompt` as its focus; queued like a turn. */
-    compact(spec: CompactSpec): Promise<{ outcome: TurnOutcome<string> }>;
+    /** The harness's own compaction, with `prompt` as its focus; queued like a turn. Resolves with `{ outcome }` and, as agentswf's does, the outcome's own fields. */
+    compact(spec: CompactSpec): Promise<TurnOutcome<string> & { outcome: TurnOutcome<string> }>;
     /** Another model or effort for the later turns of the same session; queued like a turn. */
     set(spec: SetSpec): Promise<{ model?: string; effort?: string }>;
     /** Ends the agent once its queued turns are done; later turns reject. */
@@ -538,12 +563,20 @@ declare module "agentswf" {
     instructions?: string;
     /** The fork's own labels (a JSON object, recorded); it does not inherit its parent's. */
     labels?: { [name: string]: unknown };
+    /** agentswf's: `"headless"`, how awf runs every agent (`"pane"` is refused). */
+    placement?: "headless";
+    /** agentswf's acknowledgement that the CLI bills per token. */
+    metered?: boolean;
   }
 
   export interface CompactSpec {
     /** What the summary should keep. */
     prompt: string;
     timeout?: Duration;
+    /** agentswf's spelling: milliseconds from the call; give one of timeout, timeoutMs and deadline. */
+    timeoutMs?: number;
+    /** agentswf's spelling: the compaction's end as Unix milliseconds. */
+    deadline?: number | Date | { unixMilliseconds: number };
   }
 
   export interface SetSpec {

@@ -267,6 +267,7 @@ async function play(state: ScriptedRun, request: TurnRequest, entry: Entry, sign
     prompt: request.prompt,
     schema: request.schema,
     checkIn: request.checkIn,
+    nudge: request.checkIn,
     signal,
     tool: (name: string, input?: unknown) => callTool(state, request, name, input),
     send: (message: string | { text?: string; data?: unknown }) => sendMessage(state, request, message),

@@ -31,6 +31,8 @@ export interface Turn {
   readonly schema: object | null;
   /** True when this is the turn's check-in (the first run ended without an answer). */
   readonly checkIn: boolean;
+  /** agentswf's name for `checkIn`. */
+  readonly nudge: boolean;
   /** Aborted when the turn's deadline passes or the run is cancelled. */
   readonly signal: AbortSignal;
   /** Calls one of the agent's tools through the same checks and handler a real call goes through. */

@@ -36,12 +36,18 @@ export interface AgentRecord {
   cwd: string;
   /** Where it runs, when sandboxed: as agentswf's `{ key, provider, spec, domains }`, and what the spec resolved to. */
   sandbox?: SandboxRecord;
-  /** A fork: the agent it was forked from. */
-  forkedFrom?: string;
+  /** Its settings when it opened (a fork: its parent's when forked), as agentswf's `execution`: `{ harness, model?, effort?, placement: "headless", alias?, metered? }`. */
+  execution: Record<string, unknown>;
+  /** The author's standing instructions (`agents.open` or `fork`), when given. */
+  instructions?: string;
+  /** A fork: the agent it was forked from, and how many turns that agent had had by then. */
+  forkedFrom?: { key: string; turns: number };
   /** The author's `labels` (`agents.open` or `fork`), when given. */
   labels?: Record<string, unknown>;
-  /** The skills it was given (`agents.open({ skills })`), in order; a fork has its parent's. */
-  skills?: { name: string; source: string; digest: string }[];
+  /** The names of the skills it was given (`agents.open({ skills })`), in order; a fork has its parent's; `[]` for none. */
+  skills: string[];
+  /** Each skill's copy as installed: its name, where it came from and the digest checked. */
+  skillCopies: { name: string; source: string; digest: string }[];
   /** The `workspace` it was opened with, defaults filled in: `{ worktree: { keep, branch?, from? } }`. */
   workspace?: { worktree: { keep: "always" | "on-failure" | "never"; branch?: string; from?: string } };
 }
@@ -52,7 +58,7 @@ export interface SandboxRecord {
   key: string;
   /** `bwrap`. */
   provider: string;
-  /** The spec as written, defaults filled in: `{ cwd, read, write, network }`. */
+  /** The spec with its defaults filled in and its paths resolved (absolute): `{ cwd, read, write, network, ... }`. */
   spec: Record<string, unknown>;
   /** The hosts granted: the `network` list, `["*"]` for `network: true`, `[]` for none. */
   domains: string[];
@@ -75,7 +81,10 @@ export interface TurnRecord {
   /** The agent's model and effort when the turn started (after any `agent.set`). */
   model?: string;
   effort?: string;
+  /** This delivery is the turn's check-in (the agent ended without an answer and was asked again): a record of its own, with the turn's id and `n`. */
   checkIn: boolean;
+  /** agentswf's name for `checkIn`. */
+  nudge: boolean;
   /** The reasons the agent said it was still working (`wfa waiting`, `reply.waiting`), in order. */
   waiting?: string[];
   outcome: string;
@@ -187,12 +196,22 @@ function agentRecords(events: Record<string, any>[]): AgentRecord[] {
   events.forEach((e, index) => {
     if (e.event === "agent-opened") {
       // A fork is opened too: its record keeps what agent-forked said.
-      const record: AgentRecord = { ...agents.get(e.agent), key: e.agent, runtime: e.runtime ?? {}, tools: e.tools ?? [], cwd: e.cwd };
+      const copies: AgentRecord["skillCopies"] = e.skills ?? [];
+      const record: AgentRecord = {
+        ...agents.get(e.agent),
+        key: e.agent,
+        runtime: e.runtime ?? {},
+        execution: e.execution ?? {},
+        tools: e.tools ?? [],
+        cwd: e.cwd,
+        skills: copies.map((copy) => copy.name),
+        skillCopies: copies,
+      };
       if (typeof e.runtime?.model === "string") record.model = e.runtime.model;
       if (typeof e.runtime?.effort === "string") record.effort = e.runtime.effort;
       if (e.sandbox) record.sandbox = sandboxRecord(e.sandbox);
       if (e.labels !== undefined) record.labels = e.labels;
-      if (e.skills !== undefined) record.skills = e.skills;
+      if (typeof e.instructions === "string") record.instructions = e.instructions;
       agents.set(e.agent, record);
     } else if (e.event === "agent-workspace") {
       // Its own event (worktree/, issue 26): what `workspace` asked; a fork shares its parent's.
@@ -200,9 +219,12 @@ function agentRecords(events: Record<string, any>[]): AgentRecord[] {
       if (opened) opened.workspace = e.workspace;
     } else if (e.event === "agent-forked") {
       const parent = agents.get(e.from);
-      const settings = currentSettings(events.slice(0, index), e.from, parent);
-      const base = agents.get(e.agent) ?? parent ?? { runtime: {}, tools: [], cwd: "" };
-      agents.set(e.agent, { ...base, ...settings, key: e.agent, forkedFrom: e.from });
+      const before = events.slice(0, index);
+      const settings = currentSettings(before, e.from, parent);
+      const turns = before.filter((t) => t.event === "turn-started" && t.agent === e.from).length;
+      const base = agents.get(e.agent) ?? parent ?? { runtime: {}, execution: {}, tools: [], cwd: "", skills: [], skillCopies: [] };
+      const execution = { ...base.execution, ...settings };
+      agents.set(e.agent, { ...base, ...settings, execution, key: e.agent, forkedFrom: { key: e.from, turns } });
     }
   });
   return [...agents.values()];
@@ -212,10 +234,12 @@ function agentRecords(events: Record<string, any>[]): AgentRecord[] {
 function sandboxRecord(recorded: Record<string, any>): SandboxRecord {
   const network = recorded.network;
   const domains = network === true ? ["*"] : Array.isArray(network) ? network.map(String) : [];
+  // agentswf's spec has its defaults filled in: the cwd and the paths as they resolved.
+  const spec = { ...recorded.spec, cwd: recorded.cwd, read: recorded.read ?? null, write: recorded.write ?? [] };
   return {
     key: recorded.key,
     provider: recorded.provider,
-    spec: recorded.spec ?? {},
+    spec,
     domains,
     cwd: recorded.cwd,
     read: recorded.read ?? null,
@@ -237,7 +261,8 @@ function currentSettings(events: Record<string, any>[], agent: string, opened: A
 }
 
 function turnRecords(events: Record<string, any>[], prompts: Map<string, { prompt: string; schema: object | null }>, agents: AgentRecord[]): TurnRecord[] {
-  const records = new Map<string, TurnRecord>();
+  const deliveries: TurnRecord[] = [];
+  const latest = new Map<string, TurnRecord>();
   const settings = new Map(agents.map((a) => [a.key, { model: a.model, effort: a.effort }]));
   for (const e of events) {
     if (e.event === "settings-changed") {
@@ -248,28 +273,40 @@ function turnRecords(events: Record<string, any>[], prompts: Map<string, { promp
     } else if (e.event === "turn-started") {
       const asked = prompts.get(e.turn);
       const record: TurnRecord = e.message
-        ? { agent: e.agent, turn: e.turn, n: e.n, schema: null, checkIn: false, outcome: "running", message: e.message }
-        : { agent: e.agent, turn: e.turn, n: e.n, prompt: asked?.prompt, schema: asked?.schema ?? e.schema ?? null, checkIn: false, outcome: "running" };
+        ? { agent: e.agent, turn: e.turn, n: e.n, schema: null, checkIn: false, nudge: false, outcome: "running", message: e.message }
+        : { agent: e.agent, turn: e.turn, n: e.n, prompt: asked?.prompt, schema: asked?.schema ?? e.schema ?? null, checkIn: false, nudge: false, outcome: "running" };
       if (typeof e.label === "string") record.label = e.label;
       if (typeof e.stage === "string") record.stage = e.stage;
       const current = settings.get(e.agent);
       if (current?.model !== undefined) record.model = current.model;
       if (current?.effort !== undefined) record.effort = current.effort;
-      records.set(e.turn, record);
+      deliveries.push(record);
+      latest.set(e.turn, record);
     } else if (e.event === "check-in") {
-      const record = records.get(e.turn);
-      if (record) record.checkIn = true;
+      // The check-in is the turn delivered again: a record of its own, as the script saw it.
+      const first = latest.get(e.turn);
+      if (!first) continue;
+      const { waiting: _waiting, ...same } = first;
+      const record: TurnRecord = { ...same, checkIn: true, nudge: true };
+      deliveries.push(record);
+      latest.set(e.turn, record);
     } else if (e.event === "waiting") {
-      const record = records.get(e.turn);
+      const record = latest.get(e.turn);
       if (record) (record.waiting ??= []).push(e.reason);
     } else if (e.event === "turn-settled") {
-      const record = records.get(e.turn) ?? { agent: e.agent, turn: e.turn, n: 0, checkIn: false, outcome: e.outcome };
-      record.outcome = e.outcome;
-      if (e.detail) record.detail = e.detail;
-      records.set(e.turn, record);
+      if (!latest.has(e.turn)) {
+        const record: TurnRecord = { agent: e.agent, turn: e.turn, n: 0, checkIn: false, nudge: false, outcome: e.outcome };
+        deliveries.push(record);
+        latest.set(e.turn, record);
+      }
+      for (const record of deliveries) {
+        if (record.turn !== e.turn) continue;
+        record.outcome = e.outcome;
+        if (e.detail) record.detail = e.detail;
+      }
     }
   }
-  return [...records.values()];
+  return deliveries;
 }
 
 function stageRecords(events: Record<string, any>[], values: Map<string, unknown>): StageRecord[] {

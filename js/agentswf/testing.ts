@@ -8,7 +8,8 @@
 
 import * as ops from "awf:ops";
 import { opAsync, startTimer, clearTimer, unrefTimer } from "../core.ts";
-import { isWorkflow, type Workflow } from "./workflow.ts";
+import { definitionAsWorkflow, isWorkflow, type Workflow } from "./workflow.ts";
+import { closestKey } from "../workflow/options.ts";
 import { createContext } from "../workflow/context.ts";
 import { isStop, type StopState } from "../workflow/stages.ts";
 import { closeMailbox } from "../workflow/messages.ts";
@@ -85,10 +86,9 @@ function placedAt(error: unknown, callSite: Error): unknown {
 export async function testWorkflow<R = unknown>(workflow: Workflow<any, R>, ...rest: unknown[]): Promise<TestRun<R>> {
   // A failure found in a script's turn is reported at this call in the test file.
   const callSite = new Error("testWorkflow");
-  if (!isWorkflow(workflow)) {
-    throw new TypeError("testWorkflow(workflow, options): workflow must be the default export of a workflow file (defineWorkflow({ ... }))");
-  }
-  const hasInput = rest.length >= 2;
+  // agentswf's WorkflowDefinition is a plain `{ meta, run }`: checked as defineWorkflow checks it.
+  if (!isWorkflow(workflow)) workflow = definitionAsWorkflow("testWorkflow(workflow)", workflow);
+  const hasInput = rest.length >= 2 || isInputAlone(rest[0]);
   const options = ((hasInput ? rest[1] : rest[0]) ?? {}) as TestOptions;
   checkOptions(options, hasInput);
   if (options.answers !== undefined && (typeof options.answers !== "object" || options.answers === null || Array.isArray(options.answers))) {
@@ -213,6 +213,18 @@ function runtimeAliases(runtimes: unknown): Record<string, Record<string, unknow
 }
 
 const OPTION_NAMES = ["agents", "timeout", "cwd", "stall", "recorded", "fromStage", "compactions", "runtimes", "answers"];
+
+/**
+ * Whether `testWorkflow(workflow, x)` gives `x` as the input (agentswf's form, whose second
+ * argument is always the input) rather than the options: `x` is not an object, or some key of
+ * it is neither an option's name nor a near miss of one (so a misspelt option is still refused
+ * as one).
+ */
+function isInputAlone(given: unknown): boolean {
+  if (given === undefined) return false;
+  if (typeof given !== "object" || given === null || Array.isArray(given)) return true;
+  return Object.keys(given).some((key) => !OPTION_NAMES.includes(key) && closestKey(key, OPTION_NAMES) === undefined);
+}
 
 /** Refuses an options object with other keys: most often an input passed without options. */
 function checkOptions(options: unknown, hasInput: boolean): void {

@@ -157,6 +157,25 @@ export function defineExecutableWorkflow<Input = { argv: string[] }, Result = un
   return Object.freeze({ ...outer, definition: inner });
 }
 
+/**
+ * agentswf's `WorkflowDefinition`, a plain `{ meta, run }` (as its examples build one in a
+ * function), made the workflow `defineWorkflow` would make of it; anything else is refused at
+ * `place` saying what it must be.
+ */
+export function definitionAsWorkflow<Input, Result>(place: string, value: unknown): Workflow<Input, Result> {
+  if (typeof value !== "object" || value === null || typeof (value as { run?: unknown }).run !== "function") {
+    throw invalid(`${place}: a workflow is the default export of a workflow file (defineWorkflow({ ... })) or a definition { meta, run }; got ${describeValue(value)}`);
+  }
+  return checkedWorkflow(place, value as WorkflowSpec<Input, Result>);
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return "null";
+  if (typeof value !== "object") return typeof value;
+  const keys = Object.keys(value);
+  return keys.length === 0 ? "an empty object" : `an object with ${keys.slice(0, 5).join(", ")}`;
+}
+
 /** Whether a turn's outcome is an answer (agentswf's `isAnswered`): then it has its `value`. */
 export function isAnswered<T = unknown>(outcome: unknown): outcome is { kind: "answered"; value: T } {
   return typeof outcome === "object" && outcome !== null && (outcome as { kind?: unknown }).kind === "answered";

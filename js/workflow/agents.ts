@@ -15,7 +15,7 @@ import { registerHandlers, toolSpecs } from "./tools.ts";
 import { sendTo, type MessageOutcome } from "./messages.ts";
 import { refuseOwnAgent } from "./identity.ts";
 import { cancellableTurn } from "./scope.ts";
-import { timeoutOption } from "./timeout.ts";
+import { operationTimeout, timeoutOption } from "./timeout.ts";
 import { compactOf, forkOf, setOf, type CompactSpec, type ForkSpec, type SetSpec } from "./fork.ts";
 import { CODES } from "../errors.ts";
 import { noteUsage, stageNow, type TurnUsage } from "./usage.ts";
@@ -59,6 +59,20 @@ const TURN_INSTEAD = {
   nudge: "awf does not take agentswf's `nudge` (its check-ins): leave it out; a turn is checked in on when its agent settles without an answer",
 } as const;
 
+/** An agent's settings, as agentswf's `execution` names them. */
+export interface Execution {
+  /** The CLI (`claude`, `codex`, ...), or `command`. */
+  harness: string;
+  model?: string;
+  effort?: string;
+  /** How awf runs every agent: a process per turn. */
+  placement: "headless";
+  /** The alias its runtime named (`runtime: "claude"`, `{ alias: "fast" }`). */
+  alias?: string;
+  /** agentswf's acknowledgement that the CLI bills per token, as given. */
+  metered?: boolean;
+}
+
 export interface AgentOpenSpec {
   key: string;
   runtime: string | { command: string[] };
@@ -83,12 +97,19 @@ export class Agent {
   readonly #turns = new Map<string, { spec: string; result: Promise<{ outcome: TurnOutcome<unknown> }> }>();
   /** The check-in its turns get when they give none: `agents.open({ checkIn })`. */
   checkIn: CheckInSpec | undefined;
+  #execution: Execution;
 
-  constructor(run: number, key: string, launcher: string, runId: string) {
+  constructor(run: number, key: string, launcher: string, runId: string, execution: Execution) {
     this.#run = run;
     this.#runId = runId;
     this.key = key;
     this.launcher = launcher;
+    this.#execution = execution;
+  }
+
+  /** Its settings now, as agentswf's `execution`: `{ harness, model?, effort?, placement: "headless", alias?, metered? }`; `set` changes model and effort once it is done. */
+  get execution(): Execution {
+    return { ...this.#execution };
   }
 
   /** Gives the agent a turn; resolves with its outcome, however it ends. */
@@ -102,7 +123,7 @@ export class Agent {
     let timeout: unknown;
     try {
       refuseUnknownOptions(`agent "${this.key}": run(spec)`, spec, TURN_OPTIONS, TURN_INSTEAD);
-      timeout = timeoutOption(`agent "${this.key}": run({ timeout })`, turnTimeout(this.key, spec));
+      timeout = timeoutOption(`agent "${this.key}": run({ timeout })`, operationTimeout(`agent "${this.key}": run`, spec));
     } catch (error) {
       return Promise.reject(error);
     }
@@ -140,11 +161,11 @@ export class Agent {
   async fork(spec: ForkSpec): Promise<Agent> {
     refuseOwnAgent(this.key, "fork");
     const forked = await forkOf(this.#run, this.#runId, this.key, spec);
-    return new Agent(this.#run, forked.key, forked.launcher, this.#runId);
+    return new Agent(this.#run, forked.key, forked.launcher, this.#runId, forked.execution);
   }
 
   /** The harness's own compaction of the session, with `prompt` as its focus; queued like a turn. */
-  compact(spec: CompactSpec): Promise<{ outcome: TurnOutcome<string> }> {
+  compact(spec: CompactSpec): Promise<TurnOutcome<string> & { outcome: TurnOutcome<string> }> {
     const refused = refusedOwn(this.key, "compact");
     if (refused) return refused;
     return compactOf<TurnOutcome<string>>(this.#run, this.key, spec);
@@ -154,7 +175,10 @@ export class Agent {
   set(spec: SetSpec): Promise<{ model?: string; effort?: string }> {
     const refused = refusedOwn(this.key, "set");
     if (refused) return refused;
-    return setOf(this.#run, this.key, spec);
+    return setOf(this.#run, this.key, spec).then((settings) => {
+      this.#execution = { ...this.#execution, ...settings };
+      return settings;
+    });
   }
 
   /** Ends the agent once its queued turns are done; later turns reject. */
@@ -165,37 +189,14 @@ export class Agent {
   }
 }
 
-/**
- * A turn's time limit from whichever of agentswf's spellings the spec uses: `timeout` (awf's),
- * `timeoutMs` (milliseconds, the same thing) or `deadline` (a moment, turned into the
- * milliseconds left now). At most one; a deadline already past is refused.
- */
-function turnTimeout(agent: string, spec: TurnSpec<unknown>): unknown {
-  const given = (["timeout", "timeoutMs", "deadline"] as const).filter((name) => spec[name] !== undefined);
-  if (given.length > 1) {
-    throw new TypeError(`agent "${agent}": run(spec): give one of ${given.join(" and ")}, not both; they all bound the turn`);
-  }
-  if (spec.timeoutMs !== undefined) {
-    if (typeof spec.timeoutMs !== "number") {
-      throw new TypeError(`agent "${agent}": run({ timeoutMs }): timeoutMs must be a number of milliseconds, e.g. 60000`);
-    }
-    return spec.timeoutMs;
-  }
-  if (spec.deadline === undefined) return spec.timeout;
-  const deadline = spec.deadline as unknown;
-  const at =
-    typeof deadline === "number" ? deadline
-    : deadline instanceof Date ? deadline.getTime()
-    : typeof deadline === "object" && deadline !== null ? (deadline as { unixMilliseconds?: unknown }).unixMilliseconds
-    : undefined;
-  if (typeof at !== "number" || !Number.isFinite(at)) {
-    throw new TypeError(`agent "${agent}": run({ deadline }): deadline must be Unix milliseconds, a Date or { unixMilliseconds }; for a length of time write timeout: "5m"`);
-  }
-  const left = Math.ceil(at - Date.now());
-  if (left <= 0) {
-    throw new TypeError(`agent "${agent}": run({ deadline }): the deadline ${new Date(at).toISOString()} has passed; give the turn a later one`);
-  }
-  return left;
+/** `skills` as the host reads them: a `{ path }` given as a URL (agentswf's `new URL("./x", import.meta.url)`, anything with a string `href`) as its `file:` text. */
+function skillsAsJson(skills: unknown): unknown {
+  if (!Array.isArray(skills)) return skills;
+  return skills.map((skill) => {
+    const path = typeof skill === "object" && skill !== null ? (skill as { path?: unknown }).path : undefined;
+    const href = typeof path === "object" && path !== null ? (path as { href?: unknown }).href : undefined;
+    return typeof href === "string" ? { ...skill, path: href } : skill;
+  });
 }
 
 /** The rejection of work given to `agent` by code of its own tool call (identity.ts), if so. */
@@ -227,9 +228,9 @@ export function createAgents(run: number, runId: string): AgentDirectory {
       if (checkIn !== undefined && checkIn !== false && (typeof checkIn !== "object" || checkIn === null)) {
         throw new TypeError(`wf.agents.open(spec): agent "${String(spec.key)}": checkIn must be false (no check-ins) or { prompt?, timeout? }`);
       }
-      const opened = ops.agent_open(run, { ...hostSpec, tools }) as { key: string; launcher: string };
+      const opened = ops.agent_open(run, { ...hostSpec, skills: skillsAsJson(hostSpec.skills), tools }) as { key: string; launcher: string; execution: Execution };
       registerHandlers(runId, opened.key, spec.tools as Record<string, unknown> | undefined);
-      const agent = open.get(opened.key) ?? new Agent(run, opened.key, opened.launcher, runId);
+      const agent = open.get(opened.key) ?? new Agent(run, opened.key, opened.launcher, runId, opened.execution);
       open.set(opened.key, agent);
       if (checkIn !== undefined) agent.checkIn = checkIn;
       return agent;

@@ -11,15 +11,16 @@
 import * as ops from "awf:ops";
 import { opAsync } from "../core.ts";
 import { copyHandlers, registerHandlers, toolSpecs } from "./tools.ts";
-import { timeoutOption } from "./timeout.ts";
+import { operationTimeout, timeoutOption } from "./timeout.ts";
 import { refuseUnknownOptions } from "./options.ts";
+import type { Execution } from "./agents.ts";
 
 /**
  * The keys `fork` and `compact` read (a new option is added here); `set`'s are checked where
  * they are read, in runtime/src/js/ops/workflow/fork.rs.
  */
-const FORK_OPTIONS = ["key", "tools", "instructions", "labels"] as const;
-const COMPACT_OPTIONS = ["prompt", "timeout"] as const;
+const FORK_OPTIONS = ["key", "tools", "instructions", "labels", "placement", "metered"] as const;
+const COMPACT_OPTIONS = ["prompt", "timeout", "timeoutMs", "deadline"] as const;
 
 export interface ForkSpec {
   /** The fork's key: a new agent of this run. */
@@ -30,6 +31,10 @@ export interface ForkSpec {
   instructions?: string;
   /** The fork's own labels (a JSON object, recorded); it does not inherit its parent's. */
   labels?: Record<string, unknown>;
+  /** agentswf's: `"headless"` (how awf runs every agent), or left out; `"pane"` is refused. */
+  placement?: "headless";
+  /** agentswf's acknowledgement that the CLI bills per token: a boolean, or left out. */
+  metered?: boolean;
 }
 
 export interface CompactSpec {
@@ -37,6 +42,10 @@ export interface CompactSpec {
   prompt: string;
   /** `"30s"`, `"20m"`, `"1h"`, `"1500ms"` or milliseconds; the run's deadline always bounds it. */
   timeout?: string | number;
+  /** agentswf's spelling: milliseconds from the call; give one of timeout, timeoutMs and deadline. */
+  timeoutMs?: number;
+  /** agentswf's spelling: the compaction's end as Unix milliseconds (`number`, `Date` or `{ unixMilliseconds }`). */
+  deadline?: number | Date | { unixMilliseconds: number };
 }
 
 export interface SetSpec {
@@ -44,27 +53,40 @@ export interface SetSpec {
   effort?: string;
 }
 
-export async function forkOf(run: number, runId: string, parent: string, spec: ForkSpec): Promise<{ key: string; launcher: string }> {
+export async function forkOf(run: number, runId: string, parent: string, spec: ForkSpec): Promise<{ key: string; launcher: string; execution: Execution }> {
   if (typeof spec !== "object" || spec === null) {
     throw new TypeError(`agent "${parent}": fork(spec) takes an object with a key: fork({ key: "${parent}:2" })`);
   }
   refuseUnknownOptions(`agent "${parent}": fork(spec)`, spec, FORK_OPTIONS);
+  if (spec.placement === "pane") {
+    throw new TypeError(`agent "${parent}": fork({ placement: "pane" }): awf runs every agent headless (a process per turn, followed in the live view); it has no terminal panes; write placement: "headless" or leave it out`);
+  }
+  if (spec.placement !== undefined && spec.placement !== "headless") {
+    throw new TypeError(`agent "${parent}": fork({ placement }): placement must be "headless" (how awf runs every agent), not ${JSON.stringify(spec.placement)}`);
+  }
+  if (spec.metered !== undefined && typeof spec.metered !== "boolean") {
+    throw new TypeError(`agent "${parent}": fork({ metered }): metered must be true or false, not ${JSON.stringify(spec.metered)}`);
+  }
   const tools = toolSpecs(String(spec.key), spec.tools);
   const request = { run, agent: parent, key: spec.key ?? null, instructions: spec.instructions ?? null, tools: tools ?? null, labels: spec.labels ?? null };
-  const forked = (await opAsync(ops.agent_fork(request))) as { key: string; launcher: string };
+  const forked = (await opAsync(ops.agent_fork(request))) as { key: string; launcher: string; execution: Execution };
   if (spec.tools === undefined) copyHandlers(runId, parent, forked.key);
   else registerHandlers(runId, forked.key, spec.tools as Record<string, unknown>);
   return forked;
 }
 
-export async function compactOf<O>(run: number, agent: string, spec: CompactSpec): Promise<{ outcome: O }> {
+/**
+ * Resolves with `{ outcome }`, as `agent.run` does, and with the outcome's own fields beside it:
+ * agentswf's `compact` resolves with the outcome itself (`isAnswered(await a.compact(...))`).
+ */
+export async function compactOf<O extends object>(run: number, agent: string, spec: CompactSpec): Promise<O & { outcome: O }> {
   if (typeof spec !== "object" || spec === null) {
     throw new TypeError(`agent "${agent}": compact(spec) takes an object with a prompt: compact({ prompt: "what to keep" })`);
   }
   refuseUnknownOptions(`agent "${agent}": compact(spec)`, spec, COMPACT_OPTIONS);
-  const request = { run, agent, prompt: spec.prompt ?? null, timeout: timeoutOption(`agent "${agent}": compact({ timeout })`, spec.timeout) };
+  const request = { run, agent, prompt: spec.prompt ?? null, timeout: timeoutOption(`agent "${agent}": compact({ timeout })`, operationTimeout(`agent "${agent}": compact`, spec)) };
   const outcome = (await opAsync(ops.agent_compact(request))) as O;
-  return { outcome };
+  return { ...outcome, outcome };
 }
 
 export async function setOf(run: number, agent: string, spec: SetSpec): Promise<{ model?: string; effort?: string }> {

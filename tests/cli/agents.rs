@@ -36,7 +36,8 @@ fn a_text_turn_is_answered_through_the_launcher() {
         json!({"kind": "answered", "answered": true, "value": "the answer",
             // An executable reports no tokens and names no model: nothing to price.
             "usage": {"inputTokens": 0, "cachedInputTokens": 0, "outputTokens": 0,
-                "reasoningTokens": 0, "costUsd": null, "priced": "unpriced", "model": null}})
+                "reasoningTokens": 0, "costUsd": null, "priced": "unpriced", "model": null,
+                "execution": {"harness": "command", "placement": "headless"}}})
     );
     let started = &project.events_of("t", "turn-started")[0];
     let prompt = &crate::util::stable_ids(started["prompt"].as_str().unwrap());

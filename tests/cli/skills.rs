@@ -286,6 +286,9 @@ fn scripted_agents_in_awf_test_take_skills_and_the_test_reads_them() {
     const a = await wf.agents.open({ key: "a", runtime: "codex", skills: [{ path: `${import.meta.dirname}/skills/review` }] });
     await a.run({ prompt: "Look." });
     const fork = await a.fork({ key: "b" });
+    // agentswf's spelling: the path as a URL.
+    const c = await wf.agents.open({ key: "c", runtime: "pi", skills: [{ path: new URL("./skills/review", import.meta.url) }] });
+    await c.run({ prompt: "Look too." });
     return (await fork.run({ prompt: "Review." })).outcome.value;
   },
 });
@@ -297,13 +300,15 @@ fn scripted_agents_in_awf_test_take_skills_and_the_test_reads_them() {
 import { answer, testWorkflow } from "agentswf/testing";
 import wf from "./wf.ts";
 test("skills are recorded", async () => {
-  const run = await testWorkflow(wf, {}, { agents: { a: answer("looked"), b: answer("reviewed") } });
+  const run = await testWorkflow(wf, {}, { agents: { a: answer("looked"), b: answer("reviewed"), c: answer("looked") } });
   expect(run.value).toBe("reviewed");
-  const [skill] = run.agentOf("a").skills ?? [];
+  expect(run.agentOf("a").skills).toEqual(["review"]);
+  const [skill] = run.agentOf("a").skillCopies;
   expect(skill.name).toBe("review");
   expect(skill.source).toBe(`${import.meta.dirname}/skills/review`);
   expect(skill.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
-  expect(run.agentOf("b").skills).toEqual(run.agentOf("a").skills);
+  expect(run.agentOf("b").skillCopies).toEqual(run.agentOf("a").skillCopies);
+  expect(run.agentOf("c").skillCopies.map((s) => [s.name, s.digest])).toEqual([["review", skill.digest]]);
 });
 "#,
         );

@@ -541,6 +541,8 @@ impl Agents {
             home: agent.home().map(|h| h.dir().display().to_string()),
             labels: agent.spec.labels.clone(),
             skills: skills.clone(),
+            execution: Some(Box::new(agent.execution())),
+            instructions: agent.spec.instructions.clone(),
         });
         if let Some(skills) = skills {
             let mut given = self.skills.lock().unwrap_or_else(|e| e.into_inner());

@@ -55,6 +55,8 @@ pub struct TurnRequest {
 pub struct TurnEnd {
     pub outcome: Outcome,
     pub usage: PricedUsage,
+    /// The agent's settings the turn ran with (`Agent::execution`), shown as `usage.execution`.
+    pub execution: serde_json::Value,
 }
 
 impl TurnEnd {
@@ -62,6 +64,7 @@ impl TurnEnd {
     pub fn to_json(&self) -> serde_json::Value {
         let mut json = self.outcome.to_json();
         json["usage"] = serde_json::to_value(&self.usage).unwrap_or_default();
+        json["usage"]["execution"] = self.execution.clone();
         json
     }
 }
@@ -116,6 +119,7 @@ impl Operation for Turn {
         TurnEnd {
             outcome: why.outcome("turn"),
             usage: self.spent.priced(&self.agent),
+            execution: self.agent.execution(),
         }
     }
 
@@ -135,6 +139,7 @@ impl Operation for Turn {
             return TurnEnd {
                 outcome: Outcome::Blocked(detail),
                 usage: spent.priced(agent),
+                execution: agent.execution(),
             };
         }
         let (n, answered) = agent.open_turn(id, schema.clone(), scope.deadline);
@@ -221,6 +226,7 @@ impl Operation for Turn {
         TurnEnd {
             outcome,
             usage: spent.priced(agent),
+            execution: agent.execution(),
         }
     }
 

@@ -17,8 +17,20 @@ pub enum RuntimeError {
         known: String,
         in_test: bool,
     },
-    #[error("runtime.{option} is not an option of an alias (it takes alias, model, effort)")]
+    #[error("runtime.{option} is not an option of an alias (it takes alias, harness, model, effort, placement, metered)")]
     AliasOption { option: String },
+    #[error("runtime.harness: alias \"{alias}\" runs {runtime}, not {given}")]
+    AliasHarness {
+        alias: String,
+        runtime: String,
+        given: String,
+    },
+    #[error("runtime.placement \"pane\": awf runs every agent headless (a process per turn, followed in the live view); it has no terminal panes")]
+    PanePlacement,
+    #[error("runtime.placement must be \"headless\" (how awf runs every agent), not {0}")]
+    UnknownPlacement(String),
+    #[error("runtime.metered must be true or false, not {0}")]
+    MeteredNotABoolean(String),
     #[error("runtime.harness must be a name ({known})")]
     HarnessNotAName { known: String },
     #[error("runtime.harness: unknown harness \"{name}\"; awf drives {known}")]
@@ -98,6 +110,10 @@ impl Hint for RuntimeError {
                 "install the version awf is tested with: `{install}`; or run this workflow with `--runtime {cli}=<command>`"
             )),
             RuntimeError::Program(e) => e.hint(),
+            RuntimeError::PanePlacement => Some(
+                "write placement: \"headless\" or leave it out; `awf run` shows each agent's turns in its live view, and `awf logs --follow` follows them from another terminal"
+                    .into(),
+            ),
             RuntimeError::CannotSet { .. } => Some(
                 "open another agent with the runtime you want (its own key), and give it the work"
                     .into(),

@@ -146,24 +146,36 @@ fn read(spec: &Value, overrides: &RuntimeOverrides) -> Result<Chosen, RuntimeErr
     match spec {
         Value::Object(map) if map.contains_key("command") => read_command(map),
         Value::Object(map) if map.contains_key("alias") => {
-            if let Some(extra) = map
-                .keys()
-                .find(|k| !["alias", "model", "effort"].contains(&k.as_str()))
-            {
+            const OPTIONS: &[&str] = &[
+                "alias",
+                "harness",
+                "model",
+                "effort",
+                "placement",
+                "metered",
+            ];
+            if let Some(extra) = map.keys().find(|k| !OPTIONS.contains(&k.as_str())) {
                 return Err(RuntimeError::AliasOption {
                     option: extra.clone(),
                 });
             }
             let name = map["alias"].as_str().unwrap_or_default();
-            let alias = overrides
-                .aliases
-                .get(name)
-                .ok_or_else(|| RuntimeError::UnknownAlias {
-                    name: map["alias"].to_string().trim_matches('"').to_string(),
-                    known: alias_names(&overrides.aliases),
-                    in_test: overrides.aliases_in_test,
-                })?;
-            read(&expanded(alias, map), overrides)
+            let alias = alias_named(name, overrides).ok_or_else(|| RuntimeError::UnknownAlias {
+                name: map["alias"].to_string().trim_matches('"').to_string(),
+                known: alias_names(&overrides.aliases),
+                in_test: overrides.aliases_in_test,
+            })?;
+            if let Some(harness) = map.get("harness") {
+                if harness.as_str() != Some(alias.runtime.as_str()) {
+                    return Err(RuntimeError::AliasHarness {
+                        alias: name.to_string(),
+                        runtime: alias.runtime.clone(),
+                        given: harness.to_string(),
+                    });
+                }
+            }
+            check_execution(map)?;
+            read(&expanded(&alias, map), overrides)
         }
         Value::Object(map) if map.contains_key("harness") => {
             let Some(name) = map["harness"].as_str() else {
@@ -215,13 +227,14 @@ fn read_command(map: &Map<String, Value>) -> Result<Chosen, RuntimeError> {
 }
 
 fn read_settings(info: &CliInfo, map: &Map<String, Value>) -> Result<CliSettings, RuntimeError> {
-    const OPTIONS: &[&str] = &["harness", "model", "effort", "args"];
+    const OPTIONS: &[&str] = &["harness", "model", "effort", "args", "placement", "metered"];
     if let Some(extra) = map.keys().find(|k| !OPTIONS.contains(&k.as_str())) {
         return Err(RuntimeError::CliOption {
             cli: info.name,
             option: extra.clone(),
         });
     }
+    check_execution(map)?;
     let word = |field: &'static str| -> Result<Option<String>, RuntimeError> {
         match map.get(field) {
             None | Some(Value::Null) => Ok(None),
@@ -254,6 +267,57 @@ fn read_settings(info: &CliInfo, map: &Map<String, Value>) -> Result<CliSettings
         effort,
         args,
     })
+}
+
+/// agentswf's `placement` and `metered`, which awf takes so its workflows run unchanged:
+/// `placement: "headless"` is how awf runs every agent (a process per turn), and `metered`
+/// (which agentswf requires for headless claude) acknowledges what awf never asks to.
+fn check_execution(map: &Map<String, Value>) -> Result<(), RuntimeError> {
+    match map.get("placement") {
+        None => {}
+        Some(Value::String(p)) if p == "headless" => {}
+        Some(Value::String(p)) if p == "pane" => return Err(RuntimeError::PanePlacement),
+        Some(other) => return Err(RuntimeError::UnknownPlacement(other.to_string())),
+    }
+    match map.get("metered") {
+        None | Some(Value::Bool(_)) => Ok(()),
+        Some(other) => Err(RuntimeError::MeteredNotABoolean(other.to_string())),
+    }
+}
+
+/// The alias `name`: a config file's (or a test's), else the CLI of that name with its own
+/// default model (agentswf's built-in `claude` and `codex` aliases, for every CLI awf drives).
+fn alias_named(name: &str, overrides: &RuntimeOverrides) -> Option<Alias> {
+    if let Some(alias) = overrides.aliases.get(name) {
+        return Some(alias.clone());
+    }
+    cli(name).map(|info| Alias {
+        runtime: info.name.to_string(),
+        model: None,
+        effort: None,
+        from: std::path::PathBuf::new(),
+    })
+}
+
+/// What an agent's runtime spec chose beyond its harness, model and effort, as records and the
+/// test API show it (agentswf's `execution`): the alias it named, if any, and `metered`.
+pub fn chosen_execution(spec: &Value, overrides: &RuntimeOverrides) -> Map<String, Value> {
+    let mut chosen = Map::new();
+    let alias = match spec {
+        Value::String(name) if !overrides.by_name.contains_key(name) => {
+            alias_named(name, overrides).map(|_| name.clone())
+        }
+        Value::Object(map) => map.get("alias").and_then(Value::as_str).map(str::to_string),
+        _ => None,
+    };
+    if let Some(alias) = alias {
+        chosen.insert("alias".into(), Value::String(alias));
+    }
+    chosen.insert("placement".into(), Value::String("headless".into()));
+    if let Some(metered) = spec.get("metered").and_then(Value::as_bool) {
+        chosen.insert("metered".into(), Value::Bool(metered));
+    }
+    chosen
 }
 
 /// An alias as the `{ harness, model?, effort? }` it stands for, `given`'s model and effort
@@ -378,6 +442,57 @@ mod tests {
         assert_eq!(settings.effort.as_deref(), Some("max"));
         assert_eq!(settings.args, vec!["--verbose"]);
         assert!(matches!(read(&json!("pi"), &none), Ok(Chosen::Cli(info, _)) if info.name == "pi"));
+    }
+
+    #[test]
+    fn agentswf_runtime_forms_are_read_and_a_pane_is_refused() {
+        let none = RuntimeOverrides::default();
+        let chosen = |spec: Value| match read(&spec, &none) {
+            Ok(Chosen::Cli(info, s)) => (info.name, s.model),
+            Ok(Chosen::Command(_)) => panic!("a command"),
+            Err(e) => panic!("{e}"),
+        };
+        // A CLI's name is an alias of itself, with the CLI's default model.
+        assert_eq!(
+            chosen(
+                json!({"alias": "claude", "model": "sonnet", "placement": "headless", "metered": true})
+            ),
+            ("claude", Some("sonnet".into()))
+        );
+        assert_eq!(
+            chosen(json!({"harness": "codex", "placement": "headless"})),
+            ("codex", None)
+        );
+        let err = |spec: Value| read(&spec, &none).err().expect("refused").to_string();
+        assert_eq!(
+            err(json!({"alias": "claude", "harness": "codex"})),
+            "runtime.harness: alias \"claude\" runs claude, not \"codex\""
+        );
+        assert!(err(json!({"harness": "pi", "placement": "pane"}))
+            .starts_with("runtime.placement \"pane\": awf runs every agent headless"));
+        assert!(err(json!({"harness": "pi", "placement": 3})).contains("not 3"));
+        assert!(err(json!({"alias": "pi", "metered": "yes"})).contains("true or false"));
+        assert_eq!(
+            chosen_execution(&json!({"alias": "claude", "metered": false}), &none),
+            json!({"alias": "claude", "placement": "headless", "metered": false})
+                .as_object()
+                .cloned()
+                .unwrap()
+        );
+        assert_eq!(
+            chosen_execution(&json!("pi"), &none),
+            json!({"alias": "pi", "placement": "headless"})
+                .as_object()
+                .cloned()
+                .unwrap()
+        );
+        assert_eq!(
+            chosen_execution(&json!({"command": ["x"]}), &none),
+            json!({"placement": "headless"})
+                .as_object()
+                .cloned()
+                .unwrap()
+        );
     }
 
     #[test]

@@ -44,6 +44,8 @@ pub fn opened(agent: &str, runtime: Value) -> Event {
         home: None,
         labels: None,
         skills: None,
+        execution: None,
+        instructions: None,
     }
 }
 

@@ -48,6 +48,13 @@ pub enum Event {
         /// The skills it was given (skills/), when any: `[{ name, source, digest }]`, in order.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         skills: Option<serde_json::Value>,
+        /// Its settings as agentswf's `execution` shows them (`Agent::execution`); boxed, so
+        /// that this variant does not make every event larger.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        execution: Option<Box<serde_json::Value>>,
+        /// The author's standing instructions, which come with its first turn.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        instructions: Option<String>,
     },
     #[serde(rename_all = "camelCase")]
     TurnStarted {

@@ -189,6 +189,30 @@ impl Agent {
             .clone()
     }
 
+    /// Its settings now, as agentswf's `execution` shows them: `{ harness, model?, effort?,
+    /// placement, alias?, metered? }` (after any `agent.set`).
+    pub fn execution(&self) -> Value {
+        let described = self.harness().describe();
+        // A stand-in (awf test) says which CLI it plays as `harness`; a real one is its `kind`.
+        let harness = described
+            .get("harness")
+            .or_else(|| described.get("kind"))
+            .cloned()
+            .unwrap_or(Value::Null);
+        let mut execution = serde_json::Map::new();
+        execution.insert("harness".into(), harness);
+        for key in ["model", "effort"] {
+            if let Some(value) = described.get(key) {
+                execution.insert(key.into(), value.clone());
+            }
+        }
+        execution.extend(crate::harness::registry::chosen_execution(
+            &self.spec.runtime,
+            &self.link.overrides,
+        ));
+        Value::Object(execution)
+    }
+
     pub(super) fn replace_harness(&self, harness: Arc<dyn Harness>) {
         *self.harness.lock().unwrap_or_else(|e| e.into_inner()) = harness;
     }

@@ -62,7 +62,9 @@ fn agent_open(
         .agents
         .open(spec)
         .map_err(|e| OpError::type_problem(&e))?;
-    Ok(json!({ "key": agent.key, "launcher": agent.launcher.display().to_string() }))
+    Ok(
+        json!({ "key": agent.key, "launcher": agent.launcher.display().to_string(), "execution": agent.execution() }),
+    )
 }
 
 /// An `unknown-option` error from `place` for `option`, with the closest of `known` as "did you
