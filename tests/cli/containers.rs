@@ -18,7 +18,7 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use serde_json::json;
+use serde_json::{json, Value};
 
 use crate::live::{environment, installed, state_dir, Cli, FakeModel, LIVE_BOUND};
 use crate::util::{assert_has, wait_for_file, which, TempProject};
@@ -230,6 +230,25 @@ fn a_command_agent_in_a_container_takes_two_turns_calls_tools_and_writes_only_it
         opened["sandbox"]["spec"]["podman"],
         json!({ "image": image, "args": [] })
     );
+    // Each turn's process had a container of its own, recorded with the turn.
+    let turns: Vec<Value> = project
+        .events_of("t", "turn-started")
+        .iter()
+        .map(|e| e["turn"].clone())
+        .collect();
+    let placed = project.events_of("t", "agent-container");
+    assert_eq!(
+        placed.iter().map(|e| e["turn"].clone()).collect::<Vec<_>>(),
+        turns
+    );
+    let names: Vec<&str> = placed
+        .iter()
+        .map(|e| e["container"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.iter().all(|n| n.starts_with("awf-")) && names[0] != names[1],
+        "{names:?}"
+    );
     let run = run_id(&project);
     assert_eq!(containers_of(&run), Vec::<String>::new(), "left behind");
     let logs = project.awf(&["logs", &run]).run();
@@ -237,6 +256,7 @@ fn a_command_agent_in_a_container_takes_two_turns_calls_tools_and_writes_only_it
         &logs.stdout,
         &format!("in podman sandbox \"agent:a\" (image {image}): writes"),
     );
+    assert_has(&logs.stdout, &format!("runs in container {}", names[1]));
 }
 
 #[test]

@@ -532,6 +532,14 @@ impl TurnSink for AttemptRecorder<'_> {
         self.agent.set_process_root(root);
     }
 
+    fn container(&self, name: &str) {
+        self.agent.record(&Event::AgentContainer {
+            agent: self.agent.key.clone(),
+            turn: self.turn.to_string(),
+            container: name.to_string(),
+        });
+    }
+
     fn keep_output(&self, stream: Stream, captured: &Captured) -> Option<String> {
         let mut bytes = captured.bytes.clone();
         if captured.truncated {

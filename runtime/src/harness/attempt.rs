@@ -60,6 +60,9 @@ pub async fn run<H: ProcessHarness + ?Sized>(harness: &H, attempt: Attempt<'_>) 
         }
     };
     sink.process(Some(process.root()));
+    if let Some(container) = &launch.container {
+        sink.container(container);
+    }
     let mut reading = Reading::new(native, sink, turn.sandbox.is_some());
     let deadline_at = tokio::time::Instant::from_std(deadline);
     let stop = loop {

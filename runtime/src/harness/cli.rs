@@ -45,6 +45,7 @@ impl CliConfig {
             env_remove: Vec::new(),
             stdin,
             hold_stdin: false,
+            container: None,
         }
     }
 

@@ -72,6 +72,7 @@ impl ProcessHarness for Command {
             env_remove: Vec::new(),
             stdin: Some(turn.prompt.to_string()),
             hold_stdin: false,
+            container: None,
         })
     }
 

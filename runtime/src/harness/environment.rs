@@ -250,6 +250,7 @@ mod tests {
             env_remove: vec![],
             stdin: None,
             hold_stdin: false,
+            container: None,
         };
         let turn = TurnVars {
             launcher: Path::new("/tmp/awf-x/a1/wfa"),

@@ -208,6 +208,8 @@ pub trait TurnSink: Send + Sync {
     /// The root of the agent's process tree while a process runs (its keeper's pid), `None`
     /// once it is stopped: the agent's socket serves only processes descending from it.
     fn process(&self, root: Option<i32>);
+    /// The attempt's process runs in this container (a container provider's name for it).
+    fn container(&self, name: &str);
 }
 
 /// What an attempt is, apart from its live parts (the session it updates, where it reports,

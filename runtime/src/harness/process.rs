@@ -58,6 +58,9 @@ pub struct Launch {
     /// Keep stdin open after writing it, until the process is stopped: for a CLI that reads
     /// requests in a loop and ends at stdin's end (an RPC mode).
     pub hold_stdin: bool,
+    /// The container it runs in, when a container provider started it (sandbox/container/):
+    /// its name, which the engine takes wherever it takes an id; recorded for the turn.
+    pub container: Option<String>,
 }
 
 /// Which output stream a line came from.

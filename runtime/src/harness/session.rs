@@ -95,6 +95,7 @@ pub fn launch(
         env_remove: Vec::new(),
         stdin: Some(stdin),
         hold_stdin: hold,
+        container: None,
     }
 }
 

@@ -95,7 +95,8 @@ pub struct AgentRow {
     pub live: Tokens,
     /// Its worktree, when kept at its end: path and branch.
     pub kept_worktree: Option<(String, String)>,
-    /// The provider of the sandbox it runs in (`bwrap`), when it is confined.
+    /// Where it is confined: the sandbox's provider (`bwrap`), and a container's image
+    /// (`podman awf-agents:0.1.0`).
     pub sandbox: Option<String>,
     /// The branch of its worktree, when it works in one.
     pub branch: Option<String>,
@@ -228,11 +229,7 @@ impl Board {
                     usage: Usage::default(),
                     live: Tokens::default(),
                     kept_worktree: None,
-                    sandbox: sandbox
-                        .as_ref()
-                        .and_then(|s| s.get("provider"))
-                        .and_then(Value::as_str)
-                        .map(str::to_string),
+                    sandbox: sandbox.as_ref().and_then(sandbox_words),
                     branch: None,
                     labels: labels.as_ref().and_then(labels_words),
                 });
@@ -453,6 +450,14 @@ fn runtime_words(described: &Value) -> String {
     }
 }
 
+/// The provider of an `agent-opened` record's sandbox, with its image when it is a container.
+fn sandbox_words(sandbox: &Value) -> Option<String> {
+    let provider = sandbox.get("provider").and_then(Value::as_str)?;
+    match sandbox.pointer("/container/image").and_then(Value::as_str) {
+        Some(image) => Some(format!("{provider} {image}")),
+        None => Some(provider.to_string()),
+    }
+}
 #[cfg(test)]
 mod tests {
     use super::super::test_events::*;
@@ -625,6 +630,16 @@ mod tests {
         );
         assert_eq!(board.agents[0].label(), "impl [bwrap] on fix/a");
         assert_eq!(board.agents[1].label(), "free");
+        let mut contained = opened("c", json!({"kind": "codex"}));
+        if let Event::AgentOpened { sandbox, .. } = &mut contained {
+            *sandbox = Some(json!({"key": "agent:c", "provider": "podman",
+                "container": {"engine": "podman", "image": "awf-agents:0.1.0", "args": []}}));
+        }
+        let (in_container, _) = super::tests::board(&[contained]);
+        assert_eq!(
+            in_container.agents[0].label(),
+            "c [podman awf-agents:0.1.0]"
+        );
     }
 
     #[test]

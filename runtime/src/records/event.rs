@@ -125,6 +125,15 @@ pub enum Event {
         harness: String,
         session: String,
     },
+    /// A turn's process was started in a container (sandbox/container/): its name, which the
+    /// engine takes wherever it takes an id (`podman logs NAME`); the engine and image are the
+    /// agent's `sandbox.container` in `agent-opened`.
+    #[serde(rename_all = "camelCase")]
+    AgentContainer {
+        agent: String,
+        turn: String,
+        container: String,
+    },
     /// The agent started a shell command (as its runtime reported it).
     #[serde(rename_all = "camelCase")]
     ShellStarted {
@@ -467,6 +476,7 @@ fn says_what_an_attempt_did(event: &Event) -> bool {
             | Event::TurnStarted { .. }
             | Event::TurnSettled { .. }
             | Event::AgentSession { .. }
+            | Event::AgentContainer { .. }
             | Event::StageStarted { .. }
             | Event::StageEnded { .. }
             | Event::StageReused { .. }

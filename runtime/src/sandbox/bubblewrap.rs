@@ -328,6 +328,7 @@ mod tests {
             env_remove: vec![],
             stdin: None,
             hold_stdin: false,
+            container: None,
         };
         let sb = sandbox(&work, Network::None);
         let confined = sb.provider.confine(&sb, &place, launch.clone());
@@ -397,6 +398,7 @@ mod tests {
             env_remove: vec![],
             stdin: None,
             hold_stdin: false,
+            container: None,
         };
         let sb = sandbox(&dir, Network::None);
         let line = sb.provider.confine(&sb, &place, launch).args.join(" ");

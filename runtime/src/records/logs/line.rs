@@ -327,6 +327,10 @@ pub fn parts(event: &Value) -> LogLine {
             format!("{agent} {}", text("turn")),
             format!("{} session {}", text("harness"), text("session")),
         ),
+        "agent-container" => (
+            format!("{agent} {}", text("turn")),
+            format!("runs in container {}", text("container")),
+        ),
         "shell-started" => (
             format!("{agent} {}", text("turn")),
             format!("$ {}", text("command")),
@@ -374,6 +378,15 @@ mod tests {
         assert_eq!(
             line(&opened),
             "18:30:58.000  a  opened (command ./a.sh); labels team=\"red\" n=2"
+        );
+    }
+
+    #[test]
+    fn a_turn_in_a_container_names_it() {
+        let placed = json!({"at": "2026-11-29T18:30:58.000Z", "event": "agent-container", "agent": "a", "turn": "t1-x", "container": "awf-r1-a-1"});
+        assert_eq!(
+            line(&placed),
+            "18:30:58.000  a t1-x  runs in container awf-r1-a-1"
         );
     }
 

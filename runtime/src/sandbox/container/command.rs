@@ -145,6 +145,7 @@ impl RunLine<'_> {
             program: self.engine.program.clone(),
             args,
             env,
+            container: Some(self.name.clone()),
             ..launch
         }
     }
@@ -352,6 +353,7 @@ mod tests {
             env_remove: vec!["SECRET_NOT_PASSED".into()],
             stdin: None,
             hold_stdin: false,
+            container: None,
         }
     }
 
