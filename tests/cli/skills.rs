@@ -75,7 +75,8 @@ fn users_skills(cli: Cli, state: &Path) -> PathBuf {
         Cli::Codex => state.join("codex-home/skills"),
         Cli::Claude => state.join("claude/skills"),
         Cli::Pi => state.join("pi/skills"),
-        other => panic!("{other:?} is not tested here"),
+        Cli::Gemini => state.join("gemini/.gemini/skills"),
+        Cli::Opencode => state.join("oc/config/opencode/skills"),
     }
 }
 
@@ -160,8 +161,24 @@ fn skills_reach(cli: Cli) {
         );
     }
     let agent_home = PathBuf::from(opened["home"].as_str().expect("a CLI home"));
-    assert!(agent_home.join("skills/review/scripts/check.sh").is_file());
-    assert!(!agent_home.join("skills/users-own").exists());
+    // Each CLI's skills folder in its home (harness/home.rs, `skills_dir`).
+    let skills = agent_home.join(match cli {
+        Cli::Gemini => ".gemini/skills",
+        Cli::Opencode => "config/opencode/skills",
+        _ => "skills",
+    });
+    assert!(skills.join("review/scripts/check.sh").is_file());
+    assert!(!skills.join("users-own").exists());
+}
+
+#[test]
+fn skills_reach_gemini_and_not_the_users_own() {
+    skills_reach(Cli::Gemini);
+}
+
+#[test]
+fn skills_reach_opencode_and_not_the_users_own() {
+    skills_reach(Cli::Opencode);
 }
 
 #[test]
