@@ -145,9 +145,14 @@ $said
 WF_JSON
 "#;
 
-/// A workflow whose agent `a` runs `./agent.sh` in `work` with `sandbox` (a JS expression),
-/// for two turns; it returns both answers and the notes its tool took.
+/// A workflow whose agent `a` runs `./agent.sh` in `work` with `sandbox` (a JS expression;
+/// empty: none of its own), for two turns; it returns both answers and the notes its tool took.
 fn two_turns(sandbox: &str) -> String {
+    let sandbox = if sandbox.is_empty() {
+        String::new()
+    } else {
+        format!(", sandbox: {sandbox}")
+    };
     format!(
         r#"export default defineWorkflow({{
   meta: {{ name: "t", description: "An agent in a container." }},
@@ -158,7 +163,7 @@ fn two_turns(sandbox: &str) -> String {
       input: typed(Type.Object({{ text: Type.String() }})),
       handler: ({{ text }}) => {{ notes.push(text); return `noted ${{notes.length}}`; }},
     }});
-    const agent = await wf.agents.open({{ key: "a", runtime: {{ command: ["./agent.sh"] }}, cwd: "work", tools: {{ note }}, sandbox: {sandbox} }});
+    const agent = await wf.agents.open({{ key: "a", runtime: {{ command: ["./agent.sh"] }}, cwd: "work", tools: {{ note }}{sandbox} }});
     const one = (await agent.run({{ prompt: "One." }})).outcome.value;
     const two = (await agent.run({{ prompt: "Two." }})).outcome.value;
     return {{ answers: [one, two], notes }};
@@ -257,6 +262,54 @@ fn a_command_agent_in_a_container_takes_two_turns_calls_tools_and_writes_only_it
         &format!("in podman sandbox \"agent:a\" (image {image}): writes"),
     );
     assert_has(&logs.stdout, &format!("runs in container {}", names[1]));
+}
+
+/// `awf run --agent-sandbox FILE.json` with a container provider: the operator's sandbox puts
+/// the workflow's agent in podman, with the file's write grant, and records where it came from.
+#[test]
+fn the_operators_agent_sandbox_can_be_a_container() {
+    let image = busybox_image();
+    let project = TempProject::new();
+    let work = layout(&project, AGENT);
+    project.file("wf.ts", &two_turns("")).file(
+        "box.json",
+        &format!(r#"{{ "podman": {{ "image": "{image}" }}, "write": ["work/out"] }}"#),
+    );
+    let ran = project
+        .awf(&["run", "wf.ts", "--agent-sandbox", "box.json"])
+        .env("CONTAINERS_CONF", containers_conf())
+        .run();
+    assert_eq!(
+        ran.assert_success().json(),
+        json!({ "answers": ["noted 1", "noted 2"], "notes": ["from turn 1", "from turn 2"] })
+    );
+    for n in [1, 2] {
+        let read = |name: &str| fs::read_to_string(work.join("out").join(name)).unwrap();
+        assert_eq!(
+            read(&format!("where-{n}.txt")),
+            "podman",
+            "turn {n} ran on the host"
+        );
+        assert_ne!(
+            read(&format!("cwd-exit-{n}.txt")),
+            "0",
+            "turn {n} wrote its cwd"
+        );
+    }
+    let opened = &project.events_of("t", "agent-opened")[0];
+    assert_eq!(opened["sandbox"]["key"], "operator");
+    assert_eq!(opened["sandbox"]["provider"], "podman");
+    assert_eq!(opened["sandbox"]["container"]["image"], image);
+    assert!(opened["sandbox"]["from"]
+        .as_str()
+        .unwrap()
+        .ends_with("box.json"));
+    assert_eq!(project.events_of("t", "agent-container").len(), 2);
+    assert_eq!(
+        containers_of(&run_id(&project)),
+        Vec::<String>::new(),
+        "left behind"
+    );
 }
 
 #[test]
