@@ -32,6 +32,12 @@ declare module "agentswf/testing" {
     tool(name: string, input?: { [key: string]: JsonValue }): Promise<ToolCallResult>;
     /** Sends the workflow a message, as `wfa send` would (the agent needs `messages: true`). */
     send(message: string | { text?: string; data?: JsonValue }): Promise<SendResult>;
+    /**
+     * Reports what the model used in this delivery, as a CLI reports a model request's usage
+     * (calls add up): the turn's `outcome.usage`, `wf.usage()` and budgets count it when the
+     * script's reply comes. A negative or fractional token count, or another field, fails the test.
+     */
+    spend(usage: ScriptedUsage): void;
   }
 
   /** What `turn.send(...)` gives back. */
@@ -46,6 +52,18 @@ declare module "agentswf/testing" {
     readonly signal: AbortSignal;
     tool(name: string, input?: { [key: string]: JsonValue }): Promise<ToolCallResult>;
     send(message: string | { text?: string; data?: JsonValue }): Promise<SendResult>;
+    /** Reports what the model used in this message turn, as `ScriptedTurn.spend` does. */
+    spend(usage: ScriptedUsage): void;
+  }
+
+  /** What a script says its model used: each field adds up over a delivery's `spend` calls. */
+  export interface ScriptedUsage {
+    inputTokens?: number;
+    cachedInputTokens?: number;
+    outputTokens?: number;
+    reasoningTokens?: number;
+    /** Dollars, as a CLI that reckons them reports them (the turn's usage is then `priced: "reported"`). */
+    costUsd?: number;
   }
 
   /**

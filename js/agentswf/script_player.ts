@@ -194,15 +194,23 @@ onRequest(UPCALLS.scriptAbort, ({ run, turn }: { run: string; turn: string }) =>
   runs.get(run)?.aborts.get(turn)?.abort(new DOMException("the turn is over", "AbortError"));
 });
 
-async function playTurn(state: ScriptedRun, request: TurnRequest): Promise<{ reply: string; reason?: string }> {
+async function playTurn(state: ScriptedRun, request: TurnRequest): Promise<{ reply: string; reason?: string; usage?: Spent }> {
   const script = scriptFor(state, request.agent);
   if (typeof script === "string") throw new ScriptFailure(script);
   const entry = request.message ? wakeEntry(state, request, script) : turnEntry(state, request, script);
   const controller = new AbortController();
   state.aborts.set(request.turn, controller);
+  const spent: Spent = { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, reasoningTokens: 0 };
+  let spoke = false;
+  const spend = (usage: unknown) => {
+    addSpend(spent, usage);
+    spoke = true;
+  };
   try {
-    if (entry[SCRIPT] === "wake") return await playWake(state, request, entry, controller.signal);
-    return await play(state, request, entry, controller.signal);
+    const reply = entry[SCRIPT] === "wake"
+      ? await playWake(state, request, entry, controller.signal, spend)
+      : await play(state, request, entry, controller.signal, spend);
+    return spoke ? { ...reply, usage: spent } : reply;
   } finally {
     state.aborts.delete(request.turn);
   }
@@ -239,7 +247,7 @@ function wakeEntry(state: ScriptedRun, request: TurnRequest, script: Entry | Ent
   return wakes[index]!;
 }
 
-async function playWake(state: ScriptedRun, request: TurnRequest, entry: Wake, signal: AbortSignal): Promise<{ reply: string; reason?: string }> {
+async function playWake(state: ScriptedRun, request: TurnRequest, entry: Wake, signal: AbortSignal, spend: (usage: unknown) => void): Promise<{ reply: string; reason?: string }> {
   const turn: WakeTurn = Object.freeze({
     agent: request.agent,
     n: request.n,
@@ -247,6 +255,7 @@ async function playWake(state: ScriptedRun, request: TurnRequest, entry: Wake, s
     signal,
     tool: (name: string, input?: unknown) => callTool(state, request, name, input),
     send: (message: string | { text?: string; data?: unknown }) => sendMessage(state, request, message),
+    spend,
   });
   const value = await entry.respond(turn);
   if (value === undefined) return { reply: "silent" };
@@ -254,7 +263,40 @@ async function playWake(state: ScriptedRun, request: TurnRequest, entry: Wake, s
   throw new ScriptFailure(`agent "${request.agent}": a wake script owes no answer; return nothing, or a reply.*() to end the message turn another way`);
 }
 
-async function play(state: ScriptedRun, request: TurnRequest, entry: Entry, signal: AbortSignal): Promise<{ reply: string; reason?: string }> {
+/** What a delivery's script reported spending (`turn.spend`), summed; sent with its reply. */
+interface Spent {
+  inputTokens: number;
+  cachedInputTokens: number;
+  outputTokens: number;
+  reasoningTokens: number;
+  costUsd?: number;
+}
+
+const TOKEN_FIELDS = ["inputTokens", "cachedInputTokens", "outputTokens", "reasoningTokens"] as const;
+
+/** Adds `given` to `spent`, refusing what a CLI could not report. */
+function addSpend(spent: Spent, given: unknown): void {
+  if (typeof given !== "object" || given === null || Array.isArray(given)) {
+    throw new TypeError("turn.spend(usage): usage is { inputTokens?, cachedInputTokens?, outputTokens?, reasoningTokens?, costUsd? }");
+  }
+  for (const [key, value] of Object.entries(given)) {
+    if ((TOKEN_FIELDS as readonly string[]).includes(key)) {
+      if (!Number.isSafeInteger(value) || (value as number) < 0) {
+        throw new TypeError(`turn.spend(usage): ${key} must be a whole number of tokens, 0 or more; got ${JSON.stringify(value)}`);
+      }
+      spent[key as (typeof TOKEN_FIELDS)[number]] += value as number;
+    } else if (key === "costUsd") {
+      if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
+        throw new TypeError(`turn.spend(usage): costUsd must be dollars, 0 or more; got ${JSON.stringify(value)}`);
+      }
+      spent.costUsd = (spent.costUsd ?? 0) + value;
+    } else {
+      throw new TypeError(`turn.spend(usage): unknown field "${key}" (it takes ${[...TOKEN_FIELDS, "costUsd"].join(", ")})`);
+    }
+  }
+}
+
+async function play(state: ScriptedRun, request: TurnRequest, entry: Entry, signal: AbortSignal, spend: (usage: unknown) => void): Promise<{ reply: string; reason?: string }> {
   if (entry[SCRIPT] === "reply") return replied(state, request, entry, signal);
   if (entry.schema !== undefined && canonical(entry.schema) !== canonical(request.schema)) {
     throw new ScriptFailure(
@@ -271,6 +313,7 @@ async function play(state: ScriptedRun, request: TurnRequest, entry: Entry, sign
     signal,
     tool: (name: string, input?: unknown) => callTool(state, request, name, input),
     send: (message: string | { text?: string; data?: unknown }) => sendMessage(state, request, message),
+    spend,
   });
   const value = await entry.respond(turn);
   // The turn ended meanwhile (its deadline, a cancel): what the script gives now is dropped.

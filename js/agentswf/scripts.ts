@@ -39,12 +39,16 @@ export interface Turn {
   tool(name: string, input?: unknown): Promise<ToolResult>;
   /** Sends the workflow a message, as `wfa send` would (the agent needs `messages: true`). */
   send(message: string | { text?: string; data?: unknown }): Promise<SendResult>;
+  /** Reports what the model used in this delivery, as a CLI reports it (each call adds up): the turn's `outcome.usage`, `wf.usage()` and budgets count it when the script's reply comes. */
+  spend(usage: { inputTokens?: number; cachedInputTokens?: number; outputTokens?: number; reasoningTokens?: number; costUsd?: number }): void;
 }
 
 /** What a message turn's script (`wake`) is given: the message, and the agent's tools. */
 export interface WakeTurn {
   readonly agent: string;
   readonly n: number;
+  /** Reports what the model used in this message turn, as `Turn.spend` does. */
+  spend(usage: { inputTokens?: number; cachedInputTokens?: number; outputTokens?: number; reasoningTokens?: number; costUsd?: number }): void;
   /** What `agent.send` gave. */
   readonly message: { text: string; data?: unknown };
   readonly signal: AbortSignal;

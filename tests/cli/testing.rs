@@ -179,8 +179,9 @@ fn the_test_api_shows_agents_and_turns_with_labels_and_check_ins() {
 /// testWorkflow's `runtimes` option (aliases in a test) and the replies awf has a state for:
 /// `reply.needsLogin` (blocked), `reply.waiting` (recorded, then a check-in), and
 /// `reply.interrupted`, refused with the reason; and agentswf's forms (plain definitions,
-/// `execution`, `placement`, compact's outcome): tests/fixtures/testing-runtimes.
+/// `execution`, `placement`, compact's outcome), and `turn.spend` against a budget:
+/// tests/fixtures/testing-runtimes.
 #[test]
 fn a_test_defines_runtime_aliases_and_scripts_logins_and_waiting() {
-    assert_fixture_passes("tests/fixtures/testing-runtimes", 18);
+    assert_fixture_passes("tests/fixtures/testing-runtimes", 20);
 }

@@ -73,22 +73,37 @@ pub struct ScriptAbort<'a> {
 }
 
 /// How a test's script says its part of a turn or compaction ended: `reply` is `answered`,
-/// `silent`, `failed`, `blocked` or `timed-out` (js/agentswf/testing.ts); a field that is not
-/// text is left out, as the script's reply is read leniently.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// `silent`, `failed`, `blocked` or `timed-out` (js/agentswf/testing.ts), with what it said
+/// the model used (`turn.spend`, checked there); a field that is not what it should be is left
+/// out, as the script's reply is read leniently.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ScriptReply {
     pub reply: Option<String>,
     pub reason: Option<String>,
     pub summary: Option<String>,
+    pub usage: Option<crate::usage::Usage>,
 }
 
 impl ScriptReply {
     pub fn read(value: &Value) -> ScriptReply {
         let text = |key: &str| value[key].as_str().map(str::to_string);
+        let usage = value.get("usage").filter(|u| u.is_object()).map(|u| {
+            let tokens = |key: &str| u[key].as_u64().unwrap_or(0);
+            crate::usage::Usage {
+                tokens: crate::usage::Tokens {
+                    input_tokens: tokens("inputTokens"),
+                    cached_input_tokens: tokens("cachedInputTokens"),
+                    output_tokens: tokens("outputTokens"),
+                    reasoning_tokens: tokens("reasoningTokens"),
+                },
+                cost_usd: u["costUsd"].as_f64(),
+            }
+        });
         ScriptReply {
             reply: text("reply"),
             reason: text("reason"),
             summary: text("summary"),
+            usage,
         }
     }
 }

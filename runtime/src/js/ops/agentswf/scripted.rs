@@ -24,13 +24,14 @@ use crate::cancel::until_cancelled;
 use crate::harness::cli::{self, CliInfo};
 use crate::harness::registry::{StandIn, StandInSettings};
 use crate::harness::{
-    Attempt, AttemptEnd, AttemptReport, BoxFuture, Capabilities, Compacted, Forked, Harness, OpEnd,
-    RuntimeError, SessionOp, Settings,
+    Attempt, AttemptEnd, AttemptReport, BoxFuture, Capabilities, Compacted, Forked, Harness,
+    HarnessEvent, OpEnd, RuntimeError, SessionOp, Settings, TurnSink,
 };
 use crate::records::time;
 use crate::upcall::{
     ScriptAbort, ScriptCompact, ScriptFork, ScriptReply, ScriptTurn, Upcall, UpcallFailure,
 };
+use crate::usage::{Usage, UsageBasis};
 
 /// A tested run's scripts, standing in for every agent's runtime.
 pub struct Scripts {
@@ -97,7 +98,7 @@ impl Harness for Scripted {
     }
 
     fn run<'a>(&'a self, attempt: Attempt<'a>) -> BoxFuture<'a, AttemptReport> {
-        Box::pin(async move { AttemptReport::ended(self.play(attempt).await) })
+        Box::pin(self.play(attempt))
     }
 
     fn fork<'a>(&'a self, op: SessionOp<'a>) -> BoxFuture<'a, OpEnd<Forked>> {
@@ -186,7 +187,7 @@ fn failed(failure: UpcallFailure) -> String {
 }
 
 impl Scripted {
-    async fn play(&self, attempt: Attempt<'_>) -> AttemptEnd {
+    async fn play(&self, attempt: Attempt<'_>) -> AttemptReport {
         let deadline_ms = time::unix_millis(
             SystemTime::now() + attempt.deadline.saturating_duration_since(Instant::now()),
         );
@@ -205,7 +206,7 @@ impl Scripted {
         let mut cancelled = attempt.cancelled.clone();
         let mut reply = pin!(self.workflow.script_turn(&turn));
         let stopped = tokio::select! {
-            reply = &mut reply => return ended(attempt.sink.answered(), reply),
+            reply = &mut reply => return spent(attempt.sink, reply),
             _ = tokio::time::sleep_until(attempt.deadline.into()) => AttemptEnd::TimedOut(None),
             _ = until_cancelled(&mut cancelled) => AttemptEnd::Cancelled,
         };
@@ -215,7 +216,37 @@ impl Scripted {
             turn: attempt.launch.turn,
         };
         let _ = self.workflow.script_abort(&abort).await;
-        stopped
+        AttemptReport::ended(stopped)
+    }
+}
+
+/// The attempt the script's reply ends, with what the script said the model used
+/// (`turn.spend`), reported as a CLI reports a model request's usage, so that budgets and the
+/// live view count it as they count a real agent's.
+fn spent(sink: &dyn TurnSink, reply: Result<Option<ScriptReply>, UpcallFailure>) -> AttemptReport {
+    let usage = match &reply {
+        Ok(Some(ScriptReply {
+            usage: Some(usage), ..
+        })) => *usage,
+        _ => Usage::default(),
+    };
+    if !usage.tokens.is_zero() {
+        sink.activity(&HarnessEvent::Usage {
+            tokens: usage.tokens,
+            basis: UsageBasis::Request,
+        });
+    }
+    if let Some(usd) = usage.cost_usd {
+        sink.activity(&HarnessEvent::Cost {
+            usd,
+            basis: UsageBasis::Request,
+        });
+    }
+    let end = ended(sink.answered(), reply);
+    AttemptReport {
+        end,
+        usage,
+        output: Vec::new(),
     }
 }
 
@@ -290,5 +321,22 @@ mod tests {
             ended(true, Err(UpcallFailure::HostGone)),
             AttemptEnd::Cancelled
         );
+    }
+
+    #[test]
+    fn a_replys_spend_is_read_as_usage() {
+        let read = ScriptReply::read(&json!({"reply": "answered",
+            "usage": {"inputTokens": 30, "cachedInputTokens": 10, "outputTokens": 4, "reasoningTokens": 1, "costUsd": 0.5}}));
+        let usage = read.usage.expect("usage");
+        assert_eq!(
+            (usage.tokens.input_tokens, usage.tokens.cached_input_tokens),
+            (30, 10)
+        );
+        assert_eq!(
+            (usage.tokens.output_tokens, usage.tokens.reasoning_tokens),
+            (4, 1)
+        );
+        assert_eq!(usage.cost_usd, Some(0.5));
+        assert_eq!(ScriptReply::read(&json!({"reply": "silent"})).usage, None);
     }
 }
