@@ -6,7 +6,8 @@
 //! `result` schema (`decide`), and a value that fits is returned without calling the stage's
 //! work. The first stage without a success, the `--from-stage` stage, or a value that no longer
 //! fits, ends reusing: from there on every stage runs. A stage that runs moves its old record to
-//! `replaced/`, writes `stages/<name>.json` when it starts and again, whole, when it ends.
+//! `replaced/`, writes `stages/<name>.json` when it starts and again, whole, when it ends (a
+//! succeeded stage's durably before the workflow goes on).
 //!
 //! Names match `^[a-z][a-z0-9-]*$`, each at most once per attempt; stages do not nest and two
 //! do not run at once.
@@ -338,7 +339,16 @@ impl Stages {
             record["reason"] = json!(reason);
         }
         let path = run_files::stage_path(self.records.path(), &open.name);
-        if let Err(e) = self.records.replace_behind(path, &record) {
+        // A succeeded stage is on disk before the workflow goes on (and before its
+        // `stage-ended` line): a continue after `kill -9` reuses it rather than running it again.
+        let written = self.records.replace_behind(path, &record).and_then(|()| {
+            if outcome == "succeeded" {
+                self.records.flush()
+            } else {
+                Ok(())
+            }
+        });
+        if let Err(e) = written {
             tracing::error!("cannot write the record of stage {}: {e}", open.name);
         }
         state.summaries.push(json!({
