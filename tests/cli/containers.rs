@@ -13,7 +13,7 @@
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
@@ -182,6 +182,30 @@ fn layout(project: &TempProject, agent: &str) -> PathBuf {
     work
 }
 
+/// `AGENT`'s two turns ran in podman: both answered through `wfa`, each wrote its grant `out`
+/// and could not write its read-only cwd.
+fn two_turns_ran_in_podman(ran: &crate::util::Ran, work: &Path) {
+    assert_eq!(
+        ran.assert_success().json(),
+        json!({ "answers": ["noted 1", "noted 2"], "notes": ["from turn 1", "from turn 2"] })
+    );
+    for n in [1, 2] {
+        let read = |name: &str| fs::read_to_string(work.join("out").join(name)).unwrap();
+        assert_eq!(
+            read(&format!("where-{n}.txt")),
+            "podman",
+            "turn {n} ran on the host"
+        );
+        assert_eq!(read(&format!("turn-{n}.txt")), format!("turn {n}"));
+        assert_ne!(
+            read(&format!("cwd-exit-{n}.txt")),
+            "0",
+            "turn {n} wrote its read-only cwd"
+        );
+        assert!(!work.join(format!("cwd-{n}.txt")).exists());
+    }
+}
+
 fn run_id(project: &TempProject) -> String {
     run_id_of(project, "t")
 }
@@ -206,25 +230,7 @@ fn a_command_agent_in_a_container_takes_two_turns_calls_tools_and_writes_only_it
         .awf(&["run", "wf.ts"])
         .env("CONTAINERS_CONF", containers_conf())
         .run();
-    assert_eq!(
-        ran.assert_success().json(),
-        json!({ "answers": ["noted 1", "noted 2"], "notes": ["from turn 1", "from turn 2"] })
-    );
-    for n in [1, 2] {
-        let read = |name: &str| fs::read_to_string(work.join("out").join(name)).unwrap();
-        assert_eq!(
-            read(&format!("where-{n}.txt")),
-            "podman",
-            "turn {n} ran on the host"
-        );
-        assert_eq!(read(&format!("turn-{n}.txt")), format!("turn {n}"));
-        assert_ne!(
-            read(&format!("cwd-exit-{n}.txt")),
-            "0",
-            "turn {n} wrote its read-only cwd"
-        );
-        assert!(!work.join(format!("cwd-{n}.txt")).exists());
-    }
+    two_turns_ran_in_podman(&ran, &work);
     let opened = &project.events_of("t", "agent-opened")[0];
     assert_eq!(opened["sandbox"]["provider"], "podman");
     assert_eq!(
@@ -279,23 +285,7 @@ fn the_operators_agent_sandbox_can_be_a_container() {
         .awf(&["run", "wf.ts", "--agent-sandbox", "box.json"])
         .env("CONTAINERS_CONF", containers_conf())
         .run();
-    assert_eq!(
-        ran.assert_success().json(),
-        json!({ "answers": ["noted 1", "noted 2"], "notes": ["from turn 1", "from turn 2"] })
-    );
-    for n in [1, 2] {
-        let read = |name: &str| fs::read_to_string(work.join("out").join(name)).unwrap();
-        assert_eq!(
-            read(&format!("where-{n}.txt")),
-            "podman",
-            "turn {n} ran on the host"
-        );
-        assert_ne!(
-            read(&format!("cwd-exit-{n}.txt")),
-            "0",
-            "turn {n} wrote its cwd"
-        );
-    }
+    two_turns_ran_in_podman(&ran, &work);
     let opened = &project.events_of("t", "agent-opened")[0];
     assert_eq!(opened["sandbox"]["key"], "operator");
     assert_eq!(opened["sandbox"]["provider"], "podman");
