@@ -708,7 +708,7 @@ const CONTINUED: &str = r#"export default defineWorkflow({
       input: typed(Type.Object({ x: Type.Integer() })),
       handler: ({ x }) => `Recorded ${x}.`,
     });
-    const agent = await wf.agents.open({ key: "a", runtime: input.runtime, tools: { add } });
+    const agent = await wf.agents.open({ key: "a", runtime: input.runtime, tools: { add }, ...(input.sandbox ? { sandbox: input.sandbox } : {}) });
     const first = await wf.stage("first", { result: typed(Type.Object({ ok: Type.Boolean() })) }, async () => {
       const { outcome } = await agent.run({
         prompt: "Record the number 1 with the add tool, then answer whether it worked.",
@@ -757,7 +757,8 @@ fn run_continued(
     awf.run()
 }
 
-fn resumes_its_session_in_a_continued_attempt(cli: crate::live::Cli) {
+/// `sandbox`: the agent's, when it is boxed (then its CLI home is its own, in the run folder).
+fn resumes_its_session_in_a_continued_attempt(cli: crate::live::Cli, sandbox: Option<Value>) {
     let project = TempProject::new();
     project.file("continued.ts", CONTINUED);
     let script = json!({"prompts": [
@@ -769,7 +770,7 @@ fn resumes_its_session_in_a_continued_attempt(cli: crate::live::Cli) {
             {"shell": "{wfa} result {turn} <<'WF_JSON'\n{\"items\": [\"1\"]}\nWF_JSON"},
             {"text": "ok"}]}]});
     let fake = crate::live::FakeModel::start(&project, cli.api(), &script, false);
-    let input = json!({ "runtime": cli.runtime() }).to_string();
+    let input = json!({ "runtime": cli.runtime(), "sandbox": sandbox }).to_string();
     let first = run_continued(
         &project,
         cli,
@@ -807,14 +808,36 @@ fn resumes_its_session_in_a_continued_attempt(cli: crate::live::Cli) {
     );
     let session = &project.events_of("continued", "agent-session")[0]["session"];
     assert_eq!(&resumed[0]["session"], session);
+    if sandbox.is_some() {
+        // Both attempts' agent used the one CLI home in the run folder, which kept the session.
+        let homes: Vec<Value> = project
+            .events_of("continued", "agent-opened")
+            .iter()
+            .map(|e| e["home"].clone())
+            .collect();
+        assert_eq!(homes.len(), 2, "{homes:?}");
+        assert_eq!(homes[0], homes[1]);
+        let home = PathBuf::from(homes[0].as_str().expect("a CLI home"));
+        assert!(
+            home.starts_with(project.path().join(".awf/runs/continued")),
+            "{home:?}"
+        );
+    }
 }
 
 #[test]
 fn codex_resumes_its_session_in_a_continued_attempt() {
-    resumes_its_session_in_a_continued_attempt(crate::live::Cli::Codex);
+    resumes_its_session_in_a_continued_attempt(crate::live::Cli::Codex, None);
 }
 
 #[test]
 fn claude_resumes_its_session_in_a_continued_attempt() {
-    resumes_its_session_in_a_continued_attempt(crate::live::Cli::Claude);
+    resumes_its_session_in_a_continued_attempt(crate::live::Cli::Claude, None);
+}
+
+/// A sandboxed agent's own CLI home is kept across `--continue`: the continued turn resumes the
+/// session the first attempt's CLI wrote there (issue 26).
+#[test]
+fn a_sandboxed_codex_resumes_its_session_from_its_own_home_in_a_continued_attempt() {
+    resumes_its_session_in_a_continued_attempt(crate::live::Cli::Codex, Some(json!({})));
 }
