@@ -258,6 +258,12 @@ pub struct RunArgs {
     #[arg(long, value_name = "CHANNEL", default_value = "socket")]
     pub channel: String,
 
+    /// With --channel tcp:HOST:PORT: what the agents' launchers dial, when it is not the bound
+    /// address (a name on their network; 0.0.0.0 binds every interface but is no address to
+    /// dial): HOST, with the bound port, or HOST:PORT
+    #[arg(long, value_name = "ADDRESS")]
+    pub channel_address: Option<String>,
+
     /// Run workflow and handler code deny-by-default: files, network, child processes and
     /// environment variables only as the --allow-* flags grant (any --allow-* implies it);
     /// agents are separate processes with their own authority

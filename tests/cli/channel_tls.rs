@@ -32,9 +32,12 @@ const ONE_AGENT: &str = r#"export default defineWorkflow({
 /// its launcher goes over TCP (the copy has no socket beside it), else through its launcher.
 const HELD_AGENT: &str = "#!/bin/sh\ncat > /dev/null\nd=$(dirname \"$AWF_WFA\")\nmkdir -p copy\ncp -P \"$d/wfa\" \"$d/launcher.json\" copy/\necho \"$d\" > dir.tmp && mv dir.tmp dir.txt\nwhile [ ! -e go ]; do sleep 0.02; done\nw=\"$AWF_WFA\"\nif grep -q '\"tcp\"' copy/launcher.json; then w=./copy/wfa; fi\n\"$w\" result \"$AWF_TURN\" <<'WF_JSON'\nanswered\nWF_JSON\n";
 
+/// `channel`: `--channel`'s value, and any flags after it.
 fn start_awf(project: &TempProject, channel: &str) -> Child {
+    let mut words = channel.split(' ');
     Command::new(awf_bin())
-        .args(["run", "wf.ts", "--timeout", "120s", "--channel", channel])
+        .args(["run", "wf.ts", "--timeout", "120s", "--channel"])
+        .args(words.by_ref())
         .current_dir(project.path())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -160,6 +163,57 @@ fn an_agent_over_tcp_calls_tools_and_answers_and_a_forged_launcher_is_refused() 
     // The secret is in no record.
     let events = std::fs::read_to_string(project.only_run_dir("t").join("events.jsonl")).unwrap();
     assert!(!events.contains(file["secret"].as_str().unwrap()));
+}
+
+/// `--channel-address`: launchers dial the address the operator names (a name here, the
+/// listener bound at an IP), with the bound port; without a TCP listener it is refused.
+#[test]
+fn launchers_dial_the_advertised_channel_address() {
+    let project = TempProject::new();
+    let (child, dir) = held_run(&project, "tcp:127.0.0.1:0 --channel-address localhost");
+    let file = launch_file(&dir);
+    let address = file["tcp"]["address"].as_str().unwrap();
+    let port: u16 = address
+        .strip_prefix("localhost:")
+        .unwrap_or_else(|| panic!("{file}"))
+        .parse()
+        .unwrap();
+    assert_ne!(port, 0);
+    let out = call(&project.path().join("copy/wfa"), "by name");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "echo by name for a\n",
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(finish(&project, child), "answered");
+
+    let none = TempProject::new();
+    none.file("wf.ts", ONE_AGENT);
+    let ran = none
+        .awf(&["run", "wf.ts", "--channel-address", "localhost"])
+        .run();
+    assert_eq!(ran.code, Some(2), "{}", ran.stderr);
+    assert_has(
+        &ran.stderr,
+        "--channel-address is where agents dial the run's TCP listener, and this run has none",
+    );
+    assert_has(&ran.stderr, "hint: add --channel tcp:HOST:PORT");
+    let bad = none
+        .awf(&[
+            "run",
+            "wf.ts",
+            "--channel",
+            "tcp",
+            "--channel-address",
+            "a b",
+        ])
+        .run();
+    assert_eq!(bad.code, Some(2), "{}", bad.stderr);
+    assert_has(
+        &bad.stderr,
+        "`a b` is not a HOST or HOST:PORT agents can dial",
+    );
 }
 
 #[test]

@@ -33,8 +33,21 @@ fn start(args: RunArgs, color: ColorChoice) -> Result<i32, Failure> {
     let permissions = sandbox(&args, &cwd);
     let channel: ChannelChoice = (args.channel.parse())
         .map_err(|e: String| Failure::usage(anyhow!("--channel {}: {e}", args.channel)))?;
-    if let Some(address) = channel.tcp {
-        awf_runtime::channel::tcp::listen_on(address);
+    let advertise = match &args.channel_address {
+        None => None,
+        Some(_) if channel.tcp.is_none() => {
+            return Err(Failure::usage(anyhow!(
+            "--channel-address is where agents dial the run's TCP listener, and this run has none"
+        ))
+            .with_hint("add --channel tcp:HOST:PORT (or --channel tcp)"))
+        }
+        Some(text) => Some(
+            awf_runtime::channel::tcp::check_advertised(text)
+                .map_err(|e| Failure::usage(anyhow!("--channel-address: {e}")))?,
+        ),
+    };
+    if let Some(bind) = channel.tcp {
+        awf_runtime::channel::tcp::listen_on(awf_runtime::channel::tcp::Listen { bind, advertise });
     }
     let continue_run = args.continue_run.map(|id| match id.as_str() {
         "" => ContinueWhich::Latest,

@@ -81,12 +81,12 @@ impl ControlDir {
     /// use; refusals of connections that reach no agent are recorded in `records`. Needs a tokio
     /// runtime.
     pub fn tcp(&self, records: &Arc<RunDir>) -> io::Result<Option<&TcpChannel>> {
-        let Some(address) = tcp::configured() else {
+        let Some(listen) = tcp::configured() else {
             return Ok(None);
         };
         let bound = self
             .tcp
-            .get_or_init(|| TcpChannel::bind(address, records.clone()).map_err(|e| e.to_string()));
+            .get_or_init(|| TcpChannel::bind(&listen, records.clone()).map_err(|e| e.to_string()));
         bound
             .as_ref()
             .map(Some)

@@ -31,17 +31,69 @@ use crate::records::{Event, RunDir};
 const MAX_HANDSHAKES: usize = 64;
 
 /// Where this process's runs listen for TCP agents, when `awf run --channel tcp` asked for it.
-static LISTEN_ON: OnceLock<SocketAddr> = OnceLock::new();
+static LISTEN_ON: OnceLock<Listen> = OnceLock::new();
 
-/// Turns the TCP transport on for this process's run, bound at `address`. Set once, before the
-/// run opens its first agent (`awf run` runs one workflow per process).
-pub fn listen_on(address: SocketAddr) {
-    let _ = LISTEN_ON.set(address);
+/// Where a run listens for TCP agents, and the address they dial.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listen {
+    pub bind: SocketAddr,
+    /// `awf run --channel-address`: what the launchers dial when it is not the bound address
+    /// (a name on the agents' network; `0.0.0.0` binds every interface but is no address to
+    /// dial): `HOST` (then the bound port) or `HOST:PORT`.
+    pub advertise: Option<String>,
+}
+
+/// Turns the TCP transport on for this process's run. Set once, before the run opens its first
+/// agent (`awf run` runs one workflow per process).
+pub fn listen_on(listen: Listen) {
+    let _ = LISTEN_ON.set(listen);
 }
 
 /// Where the run listens for TCP agents, if it does.
-pub fn configured() -> Option<SocketAddr> {
-    LISTEN_ON.get().copied()
+pub fn configured() -> Option<Listen> {
+    LISTEN_ON.get().cloned()
+}
+
+/// What a launcher dials: `advertise` (`HOST`, with the bound port, or `HOST:PORT`), else the
+/// bound address.
+fn dialled(bound: SocketAddr, advertise: Option<&str>) -> String {
+    let Some(address) = advertise else {
+        return bound.to_string();
+    };
+    let has_port = match address.rsplit_once(':') {
+        // `[::1]:7000` or `host:7000`; a bare IPv6 literal's colons are no port.
+        Some((host, port)) => {
+            port.parse::<u16>().is_ok() && (host.ends_with(']') || !host.contains(':'))
+        }
+        None => false,
+    };
+    if has_port {
+        address.to_string()
+    } else {
+        format!("{address}:{}", bound.port())
+    }
+}
+
+/// `awf run --channel-address`'s value, checked: a host (a name or an address), with a port or
+/// not; whether it resolves is the agents' business (it may be a name only they know).
+pub fn check_advertised(text: &str) -> Result<String, String> {
+    let text = text.trim();
+    let host = match text.rsplit_once(':') {
+        Some((host, port)) if port.parse::<u16>().is_ok() && !host.contains(':') => host,
+        Some((host, port)) if host.ends_with(']') && port.parse::<u16>().is_ok() => host,
+        _ => text,
+    };
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    if bare.is_empty()
+        || !bare
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '_'))
+    {
+        return Err(format!(
+            "`{text}` is not a HOST or HOST:PORT agents can dial"
+        ));
+    }
+    Ok(text.to_string())
 }
 
 /// `awf run --channel`'s value: `socket` (the default: no TCP listener), `tcp` (127.0.0.1, a port
@@ -80,6 +132,8 @@ type Routes = Mutex<HashMap<String, Weak<Endpoint>>>;
 #[derive(Debug)]
 pub struct TcpChannel {
     address: SocketAddr,
+    /// What the launchers dial (`dialled`).
+    dial: String,
     pin: String,
     routes: Arc<Routes>,
     accept: JoinHandle<()>,
@@ -98,8 +152,10 @@ pub enum ListenError {
 }
 
 impl TcpChannel {
-    /// Binds `address` and serves it, recording refusals in `records`. Needs a tokio runtime.
-    pub fn bind(address: SocketAddr, records: Arc<RunDir>) -> Result<TcpChannel, ListenError> {
+    /// Binds `listen.bind` and serves it, recording refusals in `records`; launchers dial what
+    /// `listen` advertises. Needs a tokio runtime.
+    pub fn bind(listen: &Listen, records: Arc<RunDir>) -> Result<TcpChannel, ListenError> {
+        let address = listen.bind;
         let certificate = RunCertificate::generate()?;
         let bind = |error| ListenError::Bind { address, error };
         let listener = std::net::TcpListener::bind(address).map_err(bind)?;
@@ -111,6 +167,7 @@ impl TcpChannel {
         let accept = tokio::spawn(accept_loop(listener, acceptor, routes.clone(), records));
         Ok(TcpChannel {
             address: bound,
+            dial: dialled(bound, listen.advertise.as_deref()),
             pin: certificate.pin,
             routes,
             accept,
@@ -126,7 +183,7 @@ impl TcpChannel {
     /// name is the folder's name.
     pub fn route(&self, dir: &Path) -> TcpRoute {
         TcpRoute {
-            address: self.address.to_string(),
+            address: self.dial.clone(),
             name: route_name(dir),
             pin: self.pin.clone(),
         }
@@ -265,6 +322,22 @@ fn no_such_agent() -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn launchers_dial_the_advertised_address_with_the_bound_port_when_it_has_none() {
+        let bound: SocketAddr = "0.0.0.0:7100".parse().unwrap();
+        assert_eq!(dialled(bound, None), "0.0.0.0:7100");
+        assert_eq!(dialled(bound, Some("awf.lan")), "awf.lan:7100");
+        assert_eq!(dialled(bound, Some("awf.lan:443")), "awf.lan:443");
+        assert_eq!(dialled(bound, Some("10.0.0.5")), "10.0.0.5:7100");
+        assert_eq!(dialled(bound, Some("[fd00::5]")), "[fd00::5]:7100");
+        assert_eq!(dialled(bound, Some("[fd00::5]:9")), "[fd00::5]:9");
+        assert_eq!(check_advertised("awf.lan:443"), Ok("awf.lan:443".into()));
+        assert_eq!(check_advertised("[fd00::5]"), Ok("[fd00::5]".into()));
+        assert!(check_advertised("").is_err());
+        assert!(check_advertised("a b").is_err());
+        assert!(check_advertised("host/x:1").is_err());
+    }
 
     #[test]
     fn the_channel_option_reads_socket_tcp_and_an_address() {

@@ -44,13 +44,22 @@ pub fn connect(route: &TcpRoute, timeout: Duration) -> io::Result<TlsStream> {
     })?;
     let connection =
         rustls::ClientConnection::new(Arc::new(config), name).map_err(io::Error::other)?;
-    let address = route.address.to_socket_addrs()?.next().ok_or_else(|| {
-        io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!("`{}` names no address", route.address),
-        )
-    })?;
-    let socket = TcpStream::connect_timeout(&address, timeout)?;
+    // A name may have several addresses (IPv6 and IPv4): the first that answers.
+    let mut last = io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!("`{}` names no address", route.address),
+    );
+    let mut reached = None;
+    for address in route.address.to_socket_addrs()? {
+        match TcpStream::connect_timeout(&address, timeout) {
+            Ok(socket) => {
+                reached = Some(socket);
+                break;
+            }
+            Err(e) => last = e,
+        }
+    }
+    let socket = reached.ok_or(last)?;
     socket.set_nodelay(true)?;
     Ok(rustls::StreamOwned::new(connection, socket))
 }
