@@ -83,6 +83,12 @@ pub fn check_advertised(text: &str) -> Result<String, String> {
         Some((host, port)) if host.ends_with(']') && port.parse::<u16>().is_ok() => host,
         _ => text,
     };
+    let bracketed = host.starts_with('[') && host.ends_with(']');
+    if host.contains(':') && !bracketed {
+        return Err(format!(
+            "`{text}`: write an IPv6 address in brackets, `[{host}]` or `[{host}]:PORT`"
+        ));
+    }
     let bare = host.trim_start_matches('[').trim_end_matches(']');
     if bare.is_empty()
         || !bare
@@ -337,6 +343,13 @@ mod tests {
         assert!(check_advertised("").is_err());
         assert!(check_advertised("a b").is_err());
         assert!(check_advertised("host/x:1").is_err());
+        assert_eq!(
+            check_advertised("fd00::5"),
+            Err(
+                "`fd00::5`: write an IPv6 address in brackets, `[fd00::5]` or `[fd00::5]:PORT`"
+                    .into()
+            )
+        );
     }
 
     #[test]
