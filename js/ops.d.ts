@@ -101,6 +101,7 @@ declare module "awf:ops" {
   export function run_budget(run: number, figures: unknown, options: unknown): unknown;
   export function agent_run(request: { run: number; agent: string; prompt: unknown; schema: unknown; timeout: unknown; cancel?: string }): Pending<unknown>;
   export function agent_cancel(request: { run: number; agent: string; token: string; reason: string }): boolean;
+  export function agent_execution(agent: { run: number; agent: string }): unknown;
   export function agent_close(agent: { run: number; agent: string }): Pending<void>;
   export function agent_stop(stop: { run: number; key: string; reason: string | null }): Pending<boolean>;
   // workflow/ask

@@ -97,19 +97,17 @@ export class Agent {
   readonly #turns = new Map<string, { spec: string; result: Promise<{ outcome: TurnOutcome<unknown> }> }>();
   /** The check-in its turns get when they give none: `agents.open({ checkIn })`. */
   checkIn: CheckInSpec | undefined;
-  #execution: Execution;
 
-  constructor(run: number, key: string, launcher: string, runId: string, execution: Execution) {
+  constructor(run: number, key: string, launcher: string, runId: string) {
     this.#run = run;
     this.#runId = runId;
     this.key = key;
     this.launcher = launcher;
-    this.#execution = execution;
   }
 
   /** Its settings now, as agentswf's `execution`: `{ harness, model?, effort?, placement: "headless", alias?, metered? }`; `set` changes model and effort once it is done. */
   get execution(): Execution {
-    return { ...this.#execution };
+    return ops.agent_execution({ run: this.#run, agent: this.key }) as Execution;
   }
 
   /** Gives the agent a turn; resolves with its outcome, however it ends. */
@@ -161,7 +159,7 @@ export class Agent {
   async fork(spec: ForkSpec): Promise<Agent> {
     refuseOwnAgent(this.key, "fork");
     const forked = await forkOf(this.#run, this.#runId, this.key, spec);
-    return new Agent(this.#run, forked.key, forked.launcher, this.#runId, forked.execution);
+    return new Agent(this.#run, forked.key, forked.launcher, this.#runId);
   }
 
   /** The harness's own compaction of the session, with `prompt` as its focus; queued like a turn. */
@@ -175,10 +173,7 @@ export class Agent {
   set(spec: SetSpec): Promise<{ model?: string; effort?: string }> {
     const refused = refusedOwn(this.key, "set");
     if (refused) return refused;
-    return setOf(this.#run, this.key, spec).then((settings) => {
-      this.#execution = { ...this.#execution, ...settings };
-      return settings;
-    });
+    return setOf(this.#run, this.key, spec);
   }
 
   /** Ends the agent once its queued turns are done; later turns reject. */
@@ -228,9 +223,9 @@ export function createAgents(run: number, runId: string): AgentDirectory {
       if (checkIn !== undefined && checkIn !== false && (typeof checkIn !== "object" || checkIn === null)) {
         throw new TypeError(`wf.agents.open(spec): agent "${String(spec.key)}": checkIn must be false (no check-ins) or { prompt?, timeout? }`);
       }
-      const opened = ops.agent_open(run, { ...hostSpec, skills: skillsAsJson(hostSpec.skills), tools }) as { key: string; launcher: string; execution: Execution };
+      const opened = ops.agent_open(run, { ...hostSpec, skills: skillsAsJson(hostSpec.skills), tools }) as { key: string; launcher: string };
       registerHandlers(runId, opened.key, spec.tools as Record<string, unknown> | undefined);
-      const agent = open.get(opened.key) ?? new Agent(run, opened.key, opened.launcher, runId, opened.execution);
+      const agent = open.get(opened.key) ?? new Agent(run, opened.key, opened.launcher, runId);
       open.set(opened.key, agent);
       if (checkIn !== undefined) agent.checkIn = checkIn;
       return agent;

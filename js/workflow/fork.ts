@@ -13,7 +13,6 @@ import { opAsync } from "../core.ts";
 import { copyHandlers, registerHandlers, toolSpecs } from "./tools.ts";
 import { operationTimeout, timeoutOption } from "./timeout.ts";
 import { refuseUnknownOptions } from "./options.ts";
-import type { Execution } from "./agents.ts";
 
 /**
  * The keys `fork` and `compact` read (a new option is added here); `set`'s are checked where
@@ -53,7 +52,7 @@ export interface SetSpec {
   effort?: string;
 }
 
-export async function forkOf(run: number, runId: string, parent: string, spec: ForkSpec): Promise<{ key: string; launcher: string; execution: Execution }> {
+export async function forkOf(run: number, runId: string, parent: string, spec: ForkSpec): Promise<{ key: string; launcher: string }> {
   if (typeof spec !== "object" || spec === null) {
     throw new TypeError(`agent "${parent}": fork(spec) takes an object with a key: fork({ key: "${parent}:2" })`);
   }
@@ -69,7 +68,7 @@ export async function forkOf(run: number, runId: string, parent: string, spec: F
   }
   const tools = toolSpecs(String(spec.key), spec.tools);
   const request = { run, agent: parent, key: spec.key ?? null, instructions: spec.instructions ?? null, tools: tools ?? null, labels: spec.labels ?? null };
-  const forked = (await opAsync(ops.agent_fork(request))) as { key: string; launcher: string; execution: Execution };
+  const forked = (await opAsync(ops.agent_fork(request))) as { key: string; launcher: string };
   if (spec.tools === undefined) copyHandlers(runId, parent, forked.key);
   else registerHandlers(runId, forked.key, spec.tools as Record<string, unknown>);
   return forked;

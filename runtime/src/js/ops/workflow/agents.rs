@@ -18,6 +18,7 @@ use crate::workflow::run::Run;
 
 pub const OPS: &[OpDecl] = &[
     sync_op!(agent_open),
+    sync_op!(agent_execution),
     async_op!(agent_run),
     async_op!(agent_close),
     async_op!(agent_stop),
@@ -62,9 +63,7 @@ fn agent_open(
         .agents
         .open(spec)
         .map_err(|e| OpError::type_problem(&e))?;
-    Ok(
-        json!({ "key": agent.key, "launcher": agent.launcher.display().to_string(), "execution": agent.execution() }),
-    )
+    Ok(json!({ "key": agent.key, "launcher": agent.launcher.display().to_string() }))
 }
 
 /// An `unknown-option` error from `place` for `option`, with the closest of `known` as "did you
@@ -218,6 +217,16 @@ pub(super) fn read_timeout(value: &serde_json::Value) -> Result<Option<Duration>
 struct AgentRef {
     run: u64,
     agent: String,
+}
+
+/// `agent_execution({ run, agent })`: the agent's settings now (`Agent::execution`), for
+/// `agent.execution`; a closed agent's are its last.
+fn agent_execution(
+    state: &Rc<HostState>,
+    AgentRef { run, agent }: AgentRef,
+) -> Result<serde_json::Value, OpError> {
+    let run = run_of(state, run)?;
+    Ok(agent_of(&run, &agent)?.execution())
 }
 
 /// `agent_close({ run, agent })`: after the operations queued before it, the agent closes.

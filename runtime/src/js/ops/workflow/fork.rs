@@ -161,9 +161,7 @@ fn agent_fork(
         let forked = fork::fork(&run.agents, parent, request).await;
         drop(in_flight);
         let agent = forked.map_err(|why| OpError::new(OpCode::ForkFailed, why))?;
-        Ok(
-            json!({ "key": agent.key, "launcher": agent.launcher.display().to_string(), "execution": agent.execution() }),
-        )
+        Ok(json!({ "key": agent.key, "launcher": agent.launcher.display().to_string() }))
     })
 }
 
