@@ -6,6 +6,8 @@ use std::sync::Arc;
 
 use rustls::pki_types::{PrivateKeyDer, PrivatePkcs8KeyDer};
 
+use super::wire::pin_of;
+
 /// The run's certificate as a TLS server configuration, and the pin its launchers carry.
 pub struct RunCertificate {
     pub config: Arc<rustls::ServerConfig>,
@@ -37,15 +39,6 @@ impl RunCertificate {
             pin,
         })
     }
-}
-
-/// The SHA-256 of a certificate's DER, as 64 lowercase hex digits.
-pub fn pin_of(der: &[u8]) -> String {
-    ring::digest::digest(&ring::digest::SHA256, der)
-        .as_ref()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use rustls::crypto::CryptoProvider;
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{DigitallySignedStruct, SignatureScheme};
 
-use crate::wire::TcpRoute;
+use crate::wire::{pin_of, TcpRoute};
 
 /// A TLS connection to the run.
 pub type TlsStream = rustls::StreamOwned<rustls::ClientConnection, TcpStream>;
@@ -62,15 +62,6 @@ pub fn connect(route: &TcpRoute, timeout: Duration) -> io::Result<TlsStream> {
     let socket = reached.ok_or(last)?;
     socket.set_nodelay(true)?;
     Ok(rustls::StreamOwned::new(connection, socket))
-}
-
-/// The SHA-256 of a certificate's DER, as 64 lowercase hex digits (the runtime's `tls::pin_of`).
-fn pin_of(der: &[u8]) -> String {
-    ring::digest::digest(&ring::digest::SHA256, der)
-        .as_ref()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }
 
 /// Trusts the one certificate whose SHA-256 is `pin`, and signatures made with its key.

@@ -33,6 +33,16 @@ pub struct TcpRoute {
     pub pin: String,
 }
 
+/// A certificate's `pin`: the SHA-256 of its DER, as 64 lowercase hex digits (the run makes it,
+/// wfa checks the listener's certificate against it).
+pub fn pin_of(der: &[u8]) -> String {
+    ring::digest::digest(&ring::digest::SHA256, der)
+        .as_ref()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

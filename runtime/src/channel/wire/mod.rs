@@ -22,7 +22,7 @@ mod launch;
 mod line;
 
 pub use error::{DecodeError, Oversized};
-pub use launch::{LaunchFile, TcpRoute, LAUNCH_FILE};
+pub use launch::{pin_of, LaunchFile, TcpRoute, LAUNCH_FILE};
 pub use line::Presented;
 
 use serde::de::{Deserializer, Error as _};
