@@ -93,11 +93,6 @@ fn ask_open(state: &Rc<HostState>, args: AskOpen) -> Result<Value, OpError> {
         .map_err(|e| invalid(e.to_string(), e.hint()))?;
     question.key = run.asks.next_key(&base);
     let timeout_ms = timeout.map(|t| t.as_millis() as u64);
-    // A question is where a run may wait for hours, and be killed: what it recorded before
-    // (a stage's record, written behind the events) is on disk before the question is.
-    if let Err(e) = run.records.flush() {
-        tracing::warn!("cannot write the run's records before asking: {e}");
-    }
     run.record(&Event::Asked {
         key: question.key.clone(),
         question: question.text.clone(),
