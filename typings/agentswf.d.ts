@@ -244,6 +244,8 @@ declare module "agentswf" {
     pricesOf?: string;
     /** The agent's settings the turn ran with. */
     execution: Execution;
+    /** The CLI sessions it ran in, as agentswf's `usage.sessions`: `[{ harness, id }]`, none before the CLI gave one (a scripted agent's is `script-<key>`). */
+    sessions: { harness: string; id: string }[];
   }
 
   /** An agent's settings, as agentswf's `execution` names them. */
@@ -495,7 +497,9 @@ declare module "agentswf" {
     | {
         kind: "failed" | "blocked" | "timed-out" | "cancelled";
         ended: false;
-        reason: "failed" | "blocked" | "timed-out" | "cancelled";
+        /** Why, in words (the kind where nothing more is known). */
+        reason: string;
+        /** @deprecated The older name of `reason`: the same text. */
         detail: string;
       };
 
@@ -505,7 +509,14 @@ declare module "agentswf" {
   /** How a turn ended: an accepted answer, or why there is none. */
   export type TurnOutcome<T> =
     | { kind: "answered"; answered: true; value: T }
-    | { kind: TurnFailure; answered: false; reason: TurnFailure; detail: string };
+    | {
+        kind: TurnFailure;
+        answered: false;
+        /** Why, in words: `"waiting on a permission prompt"`, the deadline passed, ... (the kind where nothing more is known). */
+        reason: string;
+        /** @deprecated The older name of `reason`: the same text. */
+        detail: string;
+      };
 
   export interface TurnSpec<S> {
     prompt: string;
@@ -548,8 +559,13 @@ declare module "agentswf" {
     fork(spec: ForkSpec): Promise<Agent>;
     /** The harness's own compaction, with `prompt` as its focus; queued like a turn. Resolves with `{ outcome }` and, as agentswf's does, the outcome's own fields. */
     compact(spec: CompactSpec): Promise<TurnOutcome<string> & { outcome: TurnOutcome<string> }>;
-    /** Another model or effort for the later turns of the same session; queued like a turn. */
-    set(spec: SetSpec): Promise<{ model?: string; effort?: string }>;
+    /**
+     * Another model or effort for the later turns of the same session; queued like a turn.
+     * Resolves, as agentswf's does, with an outcome: `answered` (value `null`, with the model and
+     * effort the agent runs with now), or `timed-out`/`cancelled` when its bound passed or the run
+     * was cancelled while it waited; and with `{ outcome }`, as `run` resolves.
+     */
+    set(spec: SetSpec): Promise<SetOutcome & { outcome: SetOutcome }>;
     /** Ends the agent once its queued turns are done; later turns reject. */
     close(): Promise<void>;
   }
@@ -584,7 +600,19 @@ declare module "agentswf" {
     model?: string;
     /** One of the harness's effort levels (claude: low…max; codex: minimal…xhigh; pi: off…xhigh). */
     effort?: string;
+    /** How long it may wait behind the agent's earlier operations; the run's deadline bounds it. */
+    timeout?: Duration;
+    /** agentswf's spelling: milliseconds from the call; give one of timeout, timeoutMs and deadline. */
+    timeoutMs?: number;
+    /** agentswf's spelling: its end as Unix milliseconds. */
+    deadline?: number | Date | { unixMilliseconds: number };
   }
+
+  /** How `agent.set` ended: the change made, with the settings now, or why not. */
+  export type SetOutcome = (
+    | { kind: "answered"; answered: true; value: null; model: string | null; effort: string | null }
+    | { kind: "timed-out" | "failed" | "cancelled"; answered: false; reason: string; detail: string }
+  ) & { usage: TurnUsage };
 
   /**
    * Where a sandboxed agent may read, write and connect. Paths: `.` is the sandbox's cwd, a

@@ -26,9 +26,14 @@ export type TurnOutcome<T> =
   | {
       kind: "unanswered" | "blocked" | "timed-out" | "failed" | "cancelled";
       answered: false;
-      reason: "unanswered" | "blocked" | "timed-out" | "failed" | "cancelled";
+      /** Why, in words (the kind where nothing more is known). */
+      reason: string;
+      /** The older name of `reason`: the same text. */
       detail: string;
     };
+
+/** How `agent.set` ended: the change made (with the settings now), or why not. */
+export type SetOutcome = (TurnOutcome<null> & { model?: string | null; effort?: string | null }) & { usage?: TurnUsage };
 
 export interface TurnSpec<T> {
   prompt: string;
@@ -170,10 +175,10 @@ export class Agent {
   }
 
   /** Another model or effort for the later turns of the same session; queued like a turn. */
-  set(spec: SetSpec): Promise<{ model?: string; effort?: string }> {
+  set(spec: SetSpec): Promise<SetOutcome & { outcome: SetOutcome }> {
     const refused = refusedOwn(this.key, "set");
     if (refused) return refused;
-    return setOf(this.#run, this.key, spec);
+    return setOf<SetOutcome>(this.#run, this.key, spec);
   }
 
   /** Ends the agent once its queued turns are done; later turns reject. */

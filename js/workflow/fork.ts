@@ -4,9 +4,9 @@
 // `fork` resolves to the new agent's key and launcher once the harness has copied the session;
 // the fork's tool handlers are its own when its spec gives tools, else its parent's (a handler
 // then sees `call.agent` = the fork's key). `compact` resolves with `{ outcome }` as `run`
-// does, its value the summary (`""` where the harness keeps it opaque). `set` resolves with
-// the agent's model and effort once the change is made. All three queue behind the agent's
-// earlier operations.
+// does, its value the summary (`""` where the harness keeps it opaque). `set` resolves, as
+// agentswf's does, with an outcome (`answered`, value `null`, with the agent's model and effort
+// now; or why not) and `{ outcome }`. All three queue behind the agent's earlier operations.
 
 import * as ops from "awf:ops";
 import { opAsync } from "../core.ts";
@@ -20,6 +20,8 @@ import { refuseUnknownOptions } from "./options.ts";
  */
 const FORK_OPTIONS = ["key", "tools", "instructions", "labels", "placement", "metered"] as const;
 const COMPACT_OPTIONS = ["prompt", "timeout", "timeoutMs", "deadline"] as const;
+/** The keys of `set` that bound it; the settings themselves are checked by the host. */
+const SET_BOUNDS = ["timeout", "timeoutMs", "deadline"] as const;
 
 export interface ForkSpec {
   /** The fork's key: a new agent of this run. */
@@ -50,6 +52,10 @@ export interface CompactSpec {
 export interface SetSpec {
   model?: string;
   effort?: string;
+  /** How long it may wait behind the agent's earlier operations; as compact's. */
+  timeout?: string | number;
+  timeoutMs?: number;
+  deadline?: number | Date | { unixMilliseconds: number };
 }
 
 export async function forkOf(run: number, runId: string, parent: string, spec: ForkSpec): Promise<{ key: string; launcher: string }> {
@@ -88,10 +94,13 @@ export async function compactOf<O extends object>(run: number, agent: string, sp
   return { ...outcome, outcome };
 }
 
-export async function setOf(run: number, agent: string, spec: SetSpec): Promise<{ model?: string; effort?: string }> {
-  const changed = (await opAsync(ops.agent_set({ run, agent, settings: spec ?? null }))) as { model?: string | null; effort?: string | null };
-  const settings: { model?: string; effort?: string } = {};
-  if (changed.model) settings.model = changed.model;
-  if (changed.effort) settings.effort = changed.effort;
-  return settings;
+export async function setOf<O extends object>(run: number, agent: string, spec: SetSpec): Promise<O & { outcome: O }> {
+  if (typeof spec !== "object" || spec === null) {
+    throw new TypeError(`agent "${agent}": set(spec) takes an object with a model or an effort: set({ effort: "high" })`);
+  }
+  const settings: Record<string, unknown> = { ...spec };
+  for (const bound of SET_BOUNDS) delete settings[bound];
+  const timeout = timeoutOption(`agent "${agent}": set({ timeout })`, operationTimeout(`agent "${agent}": set`, spec));
+  const outcome = (await opAsync(ops.agent_set({ run, agent, settings, timeout }))) as O;
+  return { ...outcome, outcome };
 }

@@ -18,6 +18,7 @@ use super::queue::Ticket;
 use super::{Agent, Outcome};
 use crate::harness::{Compacted, OpEnd, SessionOp, Settings};
 use crate::records::Event;
+use crate::usage::{PricedUsage, Usage};
 
 /// A compaction as asked.
 pub struct CompactRequest {
@@ -115,39 +116,63 @@ impl Operation for Compaction {
     }
 }
 
-/// Applies a change of settings once the agent's earlier operations are done; what the agent's
-/// runtime is now (`{ model?, effort? }`, as records describe it).
+/// Applies a change of settings once the agent's earlier operations are done, by `deadline`.
+/// Resolves as agentswf's `set` does, with an outcome: `answered` (value `null`) with what the
+/// agent's runtime is now (`model`, `effort`, as records describe it), or `timed-out`,
+/// `cancelled` or `failed`; each with `usage` (no tokens: no model is called, the agent's
+/// `execution` and `sessions`).
 pub async fn set(
     agent: Arc<Agent>,
     settings: Settings,
     mut ticket: Ticket,
-) -> Result<Value, String> {
+    deadline: Instant,
+) -> Value {
     let cancelled = agent.link.cancelled.clone();
-    if operation::wait(&mut ticket, None, cancelled, &mut None)
-        .await
-        .is_err()
-    {
-        return Err("the run was cancelled before the settings changed".into());
-    }
-    // Checked when asked; made again now so that earlier changes in the queue are kept.
-    let harness = agent
-        .harness()
-        .reconfigure(&settings)
-        .map_err(|e| e.to_string())?;
-    let runtime = harness.describe();
-    agent.replace_harness(harness);
-    agent.record(&Event::SettingsChanged {
-        agent: agent.key.clone(),
-        model: settings.model,
-        effort: settings.effort,
-        runtime: runtime.clone(),
-    });
-    // A scripted agent describes the runtime it plays under `declared`.
-    let setting = |name: &str| {
-        runtime
-            .get(name)
-            .or_else(|| runtime["declared"].get(name))
-            .cloned()
+    let changed = match operation::wait(&mut ticket, Some(deadline), cancelled, &mut None).await {
+        Err(why) => Err(why.outcome("setting change")),
+        // Checked when asked; made again now so that earlier changes in the queue are kept.
+        Ok(()) => agent
+            .harness()
+            .reconfigure(&settings)
+            .map_err(|e| Outcome::Failed(e.to_string())),
     };
-    Ok(json!({ "model": setting("model"), "effort": setting("effort") }))
+    // Its session: the agent's, once its turn in the queue came (no turn holds it then); none
+    // for a change that never came to be made.
+    let session = match &changed {
+        Ok(_) => agent.native.lock().await.id.clone(),
+        Err(_) => None,
+    };
+    let mut outcome = match changed {
+        Err(outcome) => outcome.to_json(),
+        Ok(harness) => {
+            let runtime = harness.describe();
+            agent.replace_harness(harness);
+            agent.record(&Event::SettingsChanged {
+                agent: agent.key.clone(),
+                model: settings.model,
+                effort: settings.effort,
+                runtime: runtime.clone(),
+            });
+            // A scripted agent describes the runtime it plays under `declared`.
+            let setting = |name: &str| {
+                runtime
+                    .get(name)
+                    .or_else(|| runtime["declared"].get(name))
+                    .cloned()
+            };
+            let mut answered = Outcome::Answered(Value::Null).to_json();
+            answered["model"] = json!(setting("model"));
+            answered["effort"] = json!(setting("effort"));
+            answered
+        }
+    };
+    let model = agent.harness().describe()["model"]
+        .as_str()
+        .map(str::to_string);
+    let mut usage = serde_json::to_value(PricedUsage::of(Usage::default(), model.as_deref()))
+        .unwrap_or_default();
+    usage["execution"] = agent.execution();
+    usage["sessions"] = agent.sessions(session.as_deref());
+    outcome["usage"] = usage;
+    outcome
 }

@@ -57,8 +57,8 @@ impl MessageOutcome {
             MessageOutcome::Not(outcome) => json!({
                 "kind": outcome.kind(),
                 "ended": false,
-                "reason": outcome.kind(),
-                "detail": outcome.detail().unwrap_or_default(),
+                "reason": outcome.reason(),
+                "detail": outcome.reason(),
             }),
         }
     }
@@ -68,6 +68,9 @@ impl MessageOutcome {
 pub struct MessageEnd {
     pub outcome: MessageOutcome,
     pub usage: PricedUsage,
+    /// The agent's settings and native sessions, as a turn's (turn.rs `TurnEnd`).
+    pub execution: Value,
+    pub sessions: Value,
 }
 
 impl MessageEnd {
@@ -75,6 +78,8 @@ impl MessageEnd {
     pub fn to_json(&self) -> Value {
         let mut json = self.outcome.to_json();
         json["usage"] = serde_json::to_value(&self.usage).unwrap_or_default();
+        json["usage"]["execution"] = self.execution.clone();
+        json["usage"]["sessions"] = self.sessions.clone();
         json
     }
 }
@@ -128,6 +133,8 @@ impl Operation for MessageTurn {
         MessageEnd {
             outcome: MessageOutcome::Not(why.outcome("message turn")),
             usage: self.spent.priced(&self.agent),
+            execution: self.agent.execution(),
+            sessions: self.agent.sessions(None),
         }
     }
 
@@ -144,6 +151,8 @@ impl Operation for MessageTurn {
             return MessageEnd {
                 outcome: MessageOutcome::Not(Outcome::Blocked(detail)),
                 usage: spent.priced(agent),
+                execution: agent.execution(),
+                sessions: agent.sessions(None),
             };
         }
         let (n, answered) = agent.open_message_turn(id, scope.deadline);
@@ -172,6 +181,7 @@ impl Operation for MessageTurn {
         let report = attempts
             .run(&prompt, false, &mut native, scope.cancelled.clone())
             .await;
+        let sessions = agent.sessions(native.id.as_deref());
         drop(native);
         let end = spent.add(report);
         let outcome = match (turn::over_budget(agent, &end), end) {
@@ -199,6 +209,8 @@ impl Operation for MessageTurn {
         MessageEnd {
             outcome,
             usage: spent.priced(agent),
+            execution: agent.execution(),
+            sessions,
         }
     }
 
@@ -230,7 +242,7 @@ mod tests {
         );
         assert_eq!(
             MessageOutcome::Not(Outcome::Failed("exit 3".into())).to_json(),
-            json!({"kind": "failed", "ended": false, "reason": "failed", "detail": "exit 3"})
+            json!({"kind": "failed", "ended": false, "reason": "exit 3", "detail": "exit 3"})
         );
     }
 }

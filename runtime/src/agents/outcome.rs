@@ -40,6 +40,18 @@ impl Outcome {
         }
     }
 
+    /// Why the turn ended without an answer, in words (the kind where nothing more is known):
+    /// what `outcome.reason` says, as agentswf's does.
+    pub fn reason(&self) -> Option<&str> {
+        self.detail().map(|detail| {
+            if detail.is_empty() {
+                self.kind()
+            } else {
+                detail
+            }
+        })
+    }
+
     /// How the turn ended, for a tool call it cut off: `failed: <detail>`.
     pub fn ending(&self) -> TurnEnding {
         TurnEnding {
@@ -52,7 +64,8 @@ impl Outcome {
     }
 
     /// The outcome as workflow code sees it:
-    /// `{ kind: "answered", answered: true, value }` or `{ kind, answered: false, reason, detail }`.
+    /// `{ kind: "answered", answered: true, value }` or `{ kind, answered: false, reason, detail }`
+    /// (`detail` is the older name of `reason`, kept for workflows that read it).
     pub fn to_json(&self) -> Value {
         match self {
             Outcome::Answered(value) => {
@@ -61,8 +74,8 @@ impl Outcome {
             other => json!({
                 "kind": other.kind(),
                 "answered": false,
-                "reason": other.kind(),
-                "detail": other.detail().unwrap_or_default(),
+                "reason": other.reason(),
+                "detail": other.reason(),
             }),
         }
     }
@@ -80,7 +93,12 @@ mod tests {
         );
         assert_eq!(
             Outcome::TimedOut("deadline".into()).to_json(),
-            json!({"kind": "timed-out", "answered": false, "reason": "timed-out", "detail": "deadline"})
+            json!({"kind": "timed-out", "answered": false, "reason": "deadline", "detail": "deadline"})
+        );
+        assert_eq!(
+            Outcome::Failed(String::new()).to_json()["reason"],
+            json!("failed"),
+            "with nothing more known, the reason is the kind"
         );
     }
 }

@@ -57,6 +57,8 @@ pub struct TurnEnd {
     pub usage: PricedUsage,
     /// The agent's settings the turn ran with (`Agent::execution`), shown as `usage.execution`.
     pub execution: serde_json::Value,
+    /// The native sessions it ran in (`Agent::sessions`), shown as `usage.sessions`.
+    pub sessions: serde_json::Value,
 }
 
 impl TurnEnd {
@@ -65,6 +67,7 @@ impl TurnEnd {
         let mut json = self.outcome.to_json();
         json["usage"] = serde_json::to_value(&self.usage).unwrap_or_default();
         json["usage"]["execution"] = self.execution.clone();
+        json["usage"]["sessions"] = self.sessions.clone();
         json
     }
 }
@@ -120,6 +123,7 @@ impl Operation for Turn {
             outcome: why.outcome("turn"),
             usage: self.spent.priced(&self.agent),
             execution: self.agent.execution(),
+            sessions: self.agent.sessions(None),
         }
     }
 
@@ -140,6 +144,7 @@ impl Operation for Turn {
                 outcome: Outcome::Blocked(detail),
                 usage: spent.priced(agent),
                 execution: agent.execution(),
+                sessions: agent.sessions(None),
             };
         }
         let (n, answered) = agent.open_turn(id, schema.clone(), scope.deadline);
@@ -221,12 +226,14 @@ impl Operation for Turn {
                 AttemptEnd::Cancelled => Outcome::Cancelled(scope.cancelled_why()),
             };
         };
+        let sessions = agent.sessions(native.id.as_deref());
         drop(native);
         attempts.close(outcome.ending(), spent).await;
         TurnEnd {
             outcome,
             usage: spent.priced(agent),
             execution: agent.execution(),
+            sessions,
         }
     }
 

@@ -213,6 +213,15 @@ impl Agent {
         Value::Object(execution)
     }
 
+    /// The native sessions an operation ran in, as agentswf's `usage.sessions` says them:
+    /// `[{ harness, id }]`, or none before the agent's CLI has given its session an id.
+    pub fn sessions(&self, id: Option<&str>) -> Value {
+        match id {
+            Some(id) => serde_json::json!([{ "harness": self.execution()["harness"], "id": id }]),
+            None => serde_json::json!([]),
+        }
+    }
+
     pub(super) fn replace_harness(&self, harness: Arc<dyn Harness>) {
         *self.harness.lock().unwrap_or_else(|e| e.into_inner()) = harness;
     }

@@ -51,8 +51,6 @@ pub enum OpCode {
     NotSupported,
     /// The run the handle names has ended.
     RunEnded,
-    /// The harness could not change the agent's settings.
-    SetFailed,
     /// A snapshot file `awf test` cannot read or write.
     SnapshotFile,
     /// No agent of that key in the run.
@@ -111,7 +109,6 @@ impl OpCode {
         OpCode::NoSessionYet,
         OpCode::NotSupported,
         OpCode::RunEnded,
-        OpCode::SetFailed,
         OpCode::SnapshotFile,
         OpCode::UnknownAgent,
         OpCode::UnknownOption,
@@ -153,7 +150,6 @@ impl OpCode {
             OpCode::NoSessionYet => "no-session-yet",
             OpCode::NotSupported => "not-supported",
             OpCode::RunEnded => "run-ended",
-            OpCode::SetFailed => "set-failed",
             OpCode::SnapshotFile => "snapshot-file",
             OpCode::UnknownAgent => "unknown-agent",
             OpCode::UnknownOption => "unknown-option",

@@ -188,6 +188,13 @@ fn failed(failure: UpcallFailure) -> String {
 
 impl Scripted {
     async fn play(&self, attempt: Attempt<'_>) -> AttemptReport {
+        // A session of its own, as a CLI's first run makes one: `usage.sessions` and the
+        // records name it, and its later turns (and a continued run's) resume it.
+        if attempt.native.id.is_none() {
+            let id = format!("script-{}", attempt.launch.agent);
+            attempt.sink.activity(&HarnessEvent::Session(id.clone()));
+            attempt.native.id = Some(id);
+        }
         let deadline_ms = time::unix_millis(
             SystemTime::now() + attempt.deadline.saturating_duration_since(Instant::now()),
         );

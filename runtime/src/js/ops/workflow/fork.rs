@@ -219,10 +219,12 @@ struct AgentSet {
     run: u64,
     agent: String,
     settings: Json,
+    #[serde(default)]
+    timeout: Option<Json>,
 }
 
-/// `agent_set({ run, agent, settings: { model?, effort? } })`: the agent's model and effort
-/// once the change is made.
+/// `agent_set({ run, agent, settings: { model?, effort? }, timeout? })`: the outcome of the
+/// change (compaction.rs `set`), once the agent's earlier operations are done.
 fn agent_set(
     state: &Rc<HostState>,
     args: AgentSet,
@@ -230,6 +232,12 @@ fn agent_set(
     let run = run_of(state, args.run)?;
     let agent = agent_of(&run, &args.agent)?;
     let settings = read_settings(args.settings.0.unwrap_or_default())?;
+    let timeout = read_timeout(
+        &args
+            .timeout
+            .and_then(|Json(raw)| raw)
+            .unwrap_or(Value::Null),
+    )?;
     check_agent(
         &agent,
         "change its settings",
@@ -241,11 +249,12 @@ fn agent_set(
             .with_hint(crate::hint::Hint::hint(&e))
     })?;
     let ticket = agent.queue.ticket();
+    let deadline = turn::deadline(timeout, run.deadline);
     let in_flight = run.agents.in_flight();
     Ok(async move {
-        let changed = compaction::set(agent, settings, ticket).await;
+        let outcome = compaction::set(agent, settings, ticket, deadline).await;
         drop(in_flight);
-        changed.map_err(|why| OpError::new(OpCode::SetFailed, why))
+        Ok(outcome)
     })
 }
 
