@@ -284,8 +284,10 @@ declare module "agentswf/testing" {
   export interface SandboxRecord {
     /** `wf.sandboxes.open`'s key, or `agent:<key>` for an inline sandbox. */
     key: string;
-    /** `"bwrap"`. */
+    /** `"bwrap"`, or `"srt"` where the spec named agentswf's `srt: {}` (bubblewrap runs it: `runs`). */
     provider: string;
+    /** The provider that runs it: `"bwrap"`. */
+    runs: string;
     /** The spec with its defaults filled in and its paths resolved (absolute): `{ cwd, read, write, network, ... }`. */
     spec: { [key: string]: JsonValue };
     /** The hosts granted: the `network` list, `["*"]` for `network: true`, `[]` for none. */

@@ -650,7 +650,7 @@ declare module "agentswf" {
   /** A sandbox `wf.sandboxes.open` opened: give it as agents' `sandbox` to share it. */
   export interface SandboxRef {
     readonly key: string;
-    /** `"bwrap"`, `"podman"` or `"docker"`. */
+    /** `"bwrap"`, `"podman"` or `"docker"`; `"srt"` where the spec named agentswf's `srt: {}` (bubblewrap runs it). */
     readonly provider: string;
   }
 

@@ -56,8 +56,10 @@ export interface AgentRecord {
 export interface SandboxRecord {
   /** `wf.sandboxes.open`'s key, or `agent:<key>` for an inline sandbox. */
   key: string;
-  /** `bwrap`. */
+  /** `bwrap`, or `srt` where the spec named agentswf's `srt: {}` (bubblewrap runs it: `runs`). */
   provider: string;
+  /** The provider that runs it: `bwrap`. */
+  runs: string;
   /** The spec with its defaults filled in and its paths resolved (absolute): `{ cwd, read, write, network, ... }`. */
   spec: Record<string, unknown>;
   /** The hosts granted: the `network` list, `["*"]` for `network: true`, `[]` for none. */
@@ -238,7 +240,8 @@ function sandboxRecord(recorded: Record<string, any>): SandboxRecord {
   const spec = { ...recorded.spec, cwd: recorded.cwd, read: recorded.read ?? null, write: recorded.write ?? [] };
   return {
     key: recorded.key,
-    provider: recorded.provider,
+    provider: recorded.spec?.srt !== undefined ? "srt" : recorded.provider,
+    runs: recorded.provider,
     spec,
     domains,
     cwd: recorded.cwd,

@@ -288,6 +288,15 @@ impl Sandbox {
         Some(proxy.inside(&agent.control.join("wfa")))
     }
 
+    /// The provider as the author knows it: what runs, or agentswf's `srt` where the spec named
+    /// it (bubblewrap runs it).
+    pub fn named_provider(&self) -> &'static str {
+        match self.spec.named {
+            Some("srt") if self.spec.container.is_none() => "srt",
+            _ => self.provider.name(),
+        }
+    }
+
     /// What records say of the sandbox an agent runs in (where it ran, what it was granted).
     pub fn describe(&self) -> Value {
         let network = match &self.network {

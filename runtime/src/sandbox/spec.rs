@@ -41,6 +41,9 @@ pub struct SandboxSpec {
     pub network: Network,
     /// `docker: {...}` or `podman: {...}`: the agents run in containers; `None`: bubblewrap.
     pub container: Option<ContainerSpec>,
+    /// The bubblewrap provider as the spec named it: `bwrap`, or agentswf's `srt` (Anthropic's
+    /// sandbox runtime, which is bubblewrap on Linux); `None` when it named none.
+    pub named: Option<&'static str>,
 }
 
 impl SandboxSpec {
@@ -57,10 +60,11 @@ impl SandboxSpec {
             });
         }
         let container = ContainerSpec::from_spec(object, place)?;
+        let mut named = None;
         for provider in ["bwrap", "srt"] {
             match object.get(provider) {
                 None | Some(Value::Null) => {}
-                Some(Value::Object(options)) if options.is_empty() => {}
+                Some(Value::Object(options)) if options.is_empty() => named = Some(provider),
                 Some(_) => {
                     return Err(SandboxError::ProviderOptions {
                         place: place.to_string(),
@@ -92,6 +96,7 @@ impl SandboxSpec {
             write: paths(object, "write", place)?.unwrap_or_else(|| vec![".".to_string()]),
             network: network(object.get("network"), place)?,
             container,
+            named,
         })
     }
 
@@ -108,6 +113,9 @@ impl SandboxSpec {
             "write": self.write,
             "network": network,
         });
+        if let Some(named) = self.named {
+            spec[named] = serde_json::json!({});
+        }
         if let (Some(container), Some(fields)) = (&self.container, spec.as_object_mut()) {
             if let Some(provider) = container.to_json().as_object() {
                 fields.extend(provider.clone());

@@ -30,5 +30,5 @@ fn sandbox_open(
         .agents
         .open_sandbox(spec)
         .map_err(|e| OpError::type_problem(&e))?;
-    Ok(json!({ "key": sandbox.key, "provider": sandbox.provider.name() }))
+    Ok(json!({ "key": sandbox.key, "provider": sandbox.named_provider() }))
 }
