@@ -88,7 +88,7 @@ pub enum OpCode {
 impl OpCode {
     /// Every code, for the tests that hold the table to the docs.
     #[cfg(test)]
-    pub const ALL: [OpCode; 37] = [
+    pub const ALL: [OpCode; 36] = [
         OpCode::AgentClosed,
         OpCode::AgentInToolCall,
         OpCode::AskTimeout,
