@@ -222,9 +222,13 @@ declare module "agentswf/testing" {
     stage: string;
     /** `ran`: its work was called; `reused`: a recorded value was used. */
     source: "ran" | "reused";
+    /** The attempt whose work made it: the tested one when it ran, the recorded one when reused. */
+    attempt: number;
     outcome: "succeeded" | "failed" | "stopped" | "running";
     value?: JsonValue;
     reason?: string;
+    /** The line its `summary` option made of its value. */
+    summary?: string;
     /** Why a recorded stage ran again. */
     because?: string;
   }

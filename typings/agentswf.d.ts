@@ -528,7 +528,7 @@ declare module "agentswf" {
     timeoutMs?: number;
     /** agentswf's spelling: the moment the turn ends (Unix milliseconds, a Date or `{ unixMilliseconds }`). */
     deadline?: number | Date | { unixMilliseconds: number };
-    /** Makes the turn idempotent for this agent: the same id and spec give the same turn. */
+    /** Makes the turn idempotent for this agent: the same id and spec give the same turn (one id names one operation of the agent: a turn, a compaction or a change of settings). */
     id?: string;
     /** The author's name for the turn, recorded with its start. */
     label?: string;
@@ -588,6 +588,8 @@ declare module "agentswf" {
   export interface CompactSpec {
     /** What the summary should keep. */
     prompt: string;
+    /** Makes it idempotent for this agent, as a turn's `id`: the same id and spec give the same compaction. */
+    id?: string;
     timeout?: Duration;
     /** agentswf's spelling: milliseconds from the call; give one of timeout, timeoutMs and deadline. */
     timeoutMs?: number;
@@ -596,6 +598,8 @@ declare module "agentswf" {
   }
 
   export interface SetSpec {
+    /** Makes it idempotent for this agent, as a turn's `id`: the same id and spec give the same change. */
+    id?: string;
     /** The harness's own model name. */
     model?: string;
     /** One of the harness's effort levels (claude: low…max; codex: minimal…xhigh; pi: off…xhigh). */

@@ -13,10 +13,14 @@ export interface StageRecord {
   stage: string;
   /** `ran`: its work was called; `reused`: a recorded value was used instead. */
   source: "ran" | "reused";
+  /** The attempt whose work made it: this one when it ran, the recorded one when reused. */
+  attempt: number;
   outcome: "succeeded" | "failed" | "stopped" | "running";
   /** The stage's value, when it succeeded with a result schema. */
   value?: unknown;
   reason?: string;
+  /** The line its `summary` option made of its value, when it succeeded (or was reused) with one. */
+  summary?: string;
   /** Why a recorded stage ran again (its value no longer fit the schema). */
   because?: string;
 }
@@ -144,7 +148,7 @@ export class TestRun<R = unknown> {
     this.#error = result.error;
     this.#failed = result.failed;
     this.attempt = attempt;
-    this.stages = stageRecords(events, values);
+    this.stages = stageRecords(events, values, attempt);
     if (result.stopped !== undefined) {
       const stage = this.stages.find((s) => s.outcome === "stopped")?.stage;
       this.stopped = stage === undefined ? { reason: result.stopped } : { reason: result.stopped, stage };
@@ -312,16 +316,17 @@ function turnRecords(events: Record<string, any>[], prompts: Map<string, { promp
   return deliveries;
 }
 
-function stageRecords(events: Record<string, any>[], values: Map<string, unknown>): StageRecord[] {
+function stageRecords(events: Record<string, any>[], values: Map<string, unknown>, attempt: number): StageRecord[] {
   const stages: StageRecord[] = [];
   const open = new Map<string, StageRecord>();
   for (const e of events) {
     if (e.event === "stage-reused") {
-      const record: StageRecord = { stage: e.stage, source: "reused", outcome: "succeeded" };
+      const record: StageRecord = { stage: e.stage, source: "reused", attempt: e.fromAttempt, outcome: "succeeded" };
       if (values.get(e.stage) !== undefined) record.value = values.get(e.stage);
+      if (e.summary !== undefined) record.summary = e.summary;
       stages.push(record);
     } else if (e.event === "stage-started") {
-      const record: StageRecord = { stage: e.stage, source: "ran", outcome: "running" };
+      const record: StageRecord = { stage: e.stage, source: "ran", attempt, outcome: "running" };
       if (e.because) record.because = e.because;
       open.set(e.stage, record);
       stages.push(record);
@@ -330,6 +335,7 @@ function stageRecords(events: Record<string, any>[], values: Map<string, unknown
       if (!record) continue;
       record.outcome = e.outcome;
       if (e.reason) record.reason = e.reason;
+      if (e.summary !== undefined) record.summary = e.summary;
       if (e.outcome === "succeeded" && values.get(e.stage) !== undefined) record.value = values.get(e.stage);
     }
   }

@@ -99,7 +99,8 @@ export class Agent {
   readonly launcher: string;
   readonly #run: number;
   readonly #runId: string;
-  readonly #turns = new Map<string, { spec: string; result: Promise<{ outcome: TurnOutcome<unknown> }> }>();
+  /** agentswf's `id`: an operation (turn, compaction, change of settings) by its id, and the spec it was asked with. */
+  readonly #byId = new Map<string, { spec: string; result: Promise<unknown> }>();
   /** The check-in its turns get when they give none: `agents.open({ checkIn })`. */
   checkIn: CheckInSpec | undefined;
 
@@ -132,18 +133,30 @@ export class Agent {
     }
     const checkIn = spec.checkIn !== undefined ? spec.checkIn : this.checkIn;
     const request = { run: this.#run, agent: this.key, prompt: spec.prompt, schema, timeout, label: spec.label ?? null, checkIn: checkIn ?? null };
-    if (spec.id === undefined) return this.#start(request) as Promise<{ outcome: TurnOutcome<T> }>;
-    const key = JSON.stringify([spec.prompt, schema, spec.timeout ?? spec.timeoutMs ?? null, spec.deadline ?? null, request.label, request.checkIn]);
-    const earlier = this.#turns.get(spec.id);
-    if (earlier) {
-      if (earlier.spec !== key) {
-        return Promise.reject(new AwfError(CODES.turnIdReused, `agent "${this.key}": turn id "${spec.id}" was used before with a different spec`));
-      }
-      return earlier.result as Promise<{ outcome: TurnOutcome<T> }>;
+    const asked = ["run", spec.prompt, schema, spec.timeout ?? spec.timeoutMs ?? null, spec.deadline ?? null, request.label, request.checkIn];
+    return this.#once(spec.id, asked, () => this.#start(request)) as Promise<{ outcome: TurnOutcome<T> }>;
+  }
+
+  /**
+   * agentswf's idempotency key: an operation asked again with the `id` of an earlier one, and the
+   * same spec, is that operation (its promise); with another spec it is refused. No `id`: `start`.
+   */
+  #once(id: unknown, asked: unknown[], start: () => Promise<unknown>): Promise<unknown> {
+    if (id === undefined) return start();
+    if (typeof id !== "string" || id === "") {
+      return Promise.reject(new TypeError(`agent "${this.key}": ${asked[0]}({ id }): id must be a non-empty string, not ${JSON.stringify(id)}`));
     }
-    const result = this.#start(request);
-    this.#turns.set(spec.id, { spec: key, result });
-    return result as Promise<{ outcome: TurnOutcome<T> }>;
+    const spec = JSON.stringify(asked);
+    const earlier = this.#byId.get(id);
+    if (earlier) {
+      if (earlier.spec !== spec) {
+        return Promise.reject(new AwfError(CODES.turnIdReused, `agent "${this.key}": operation id "${id}" was used before with a different spec`));
+      }
+      return earlier.result;
+    }
+    const result = start();
+    this.#byId.set(id, { spec, result });
+    return result;
   }
 
   async #start(request: { run: number; agent: string; prompt: unknown; schema: unknown; timeout: unknown; label: unknown; checkIn: unknown }): Promise<{ outcome: TurnOutcome<unknown> }> {
@@ -171,14 +184,16 @@ export class Agent {
   compact(spec: CompactSpec): Promise<TurnOutcome<string> & { outcome: TurnOutcome<string> }> {
     const refused = refusedOwn(this.key, "compact");
     if (refused) return refused;
-    return compactOf<TurnOutcome<string>>(this.#run, this.key, spec);
+    const [id, asked] = withoutId(spec);
+    return this.#once(id, ["compact", asked], () => compactOf<TurnOutcome<string>>(this.#run, this.key, asked)) as Promise<TurnOutcome<string> & { outcome: TurnOutcome<string> }>;
   }
 
   /** Another model or effort for the later turns of the same session; queued like a turn. */
   set(spec: SetSpec): Promise<SetOutcome & { outcome: SetOutcome }> {
     const refused = refusedOwn(this.key, "set");
     if (refused) return refused;
-    return setOf<SetOutcome>(this.#run, this.key, spec);
+    const [id, asked] = withoutId(spec);
+    return this.#once(id, ["set", asked], () => setOf<SetOutcome>(this.#run, this.key, asked)) as Promise<SetOutcome & { outcome: SetOutcome }>;
   }
 
   /** Ends the agent once its queued turns are done; later turns reject. */
@@ -197,6 +212,13 @@ function skillsAsJson(skills: unknown): unknown {
     const href = typeof path === "object" && path !== null ? (path as { href?: unknown }).href : undefined;
     return typeof href === "string" ? { ...skill, path: href } : skill;
   });
+}
+
+/** A spec's agentswf `id` and the rest of it (what the operation itself reads); anything but an object as it is, for the operation to refuse. */
+function withoutId<S>(spec: S): [unknown, S] {
+  if (typeof spec !== "object" || spec === null || !("id" in spec)) return [undefined, spec];
+  const { id, ...rest } = spec as S & { id?: unknown };
+  return [id, rest as S];
 }
 
 /** The rejection of work given to `agent` by code of its own tool call (identity.ts), if so. */

@@ -41,6 +41,8 @@ export interface ForkSpec {
 export interface CompactSpec {
   /** What the summary should keep. */
   prompt: string;
+  /** agentswf's idempotency key (agents.ts `#once`); the compaction itself never sees it. */
+  id?: string;
   /** `"30s"`, `"20m"`, `"1h"`, `"1500ms"` or milliseconds; the run's deadline always bounds it. */
   timeout?: string | number;
   /** agentswf's spelling: milliseconds from the call; give one of timeout, timeoutMs and deadline. */
@@ -50,6 +52,8 @@ export interface CompactSpec {
 }
 
 export interface SetSpec {
+  /** agentswf's idempotency key (agents.ts `#once`); the change itself never sees it. */
+  id?: string;
   model?: string;
   effort?: string;
   /** How long it may wait behind the agent's earlier operations; as compact's. */

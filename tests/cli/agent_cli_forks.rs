@@ -195,9 +195,20 @@ fn codex_forks_compacts_and_changes_settings() {
     assert_set(&ran, "fake-model-2", "fake-model-2");
     let last = last_request_after_compaction(&ran);
     assert_eq!(last["body"]["reasoning"]["effort"], "low");
+    // `set` resolves with agentswf's outcome: the settings now, and the session they go on in.
+    let settings = &ran.value["settings"];
+    assert_eq!(settings["kind"], "answered", "{settings}");
+    assert_eq!(settings["model"], "fake-model-2", "{settings}");
+    assert_eq!(settings["effort"], "low", "{settings}");
+    let session = ran
+        .project
+        .events_of("fork", "agent-session")
+        .into_iter()
+        .find(|e| e["agent"] == "a")
+        .expect("agent a's session is recorded");
     assert_eq!(
-        ran.value["settings"],
-        json!({"model": "fake-model-2", "effort": "low"})
+        settings["usage"]["sessions"],
+        json!([{ "harness": "codex", "id": session["session"] }])
     );
 }
 

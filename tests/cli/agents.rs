@@ -37,7 +37,9 @@ fn a_text_turn_is_answered_through_the_launcher() {
             // An executable reports no tokens and names no model: nothing to price.
             "usage": {"inputTokens": 0, "cachedInputTokens": 0, "outputTokens": 0,
                 "reasoningTokens": 0, "costUsd": null, "priced": "unpriced", "model": null,
-                "execution": {"harness": "command", "placement": "headless"}}})
+                "execution": {"harness": "command", "placement": "headless"},
+                // An executable's process has no session id of its own.
+                "sessions": []}})
     );
     let started = &project.events_of("t", "turn-started")[0];
     let prompt = &crate::util::stable_ids(started["prompt"].as_str().unwrap());
@@ -229,7 +231,10 @@ fn silent_twice_is_unanswered() {
     let outcome = project.awf(&["run", "wf.ts"]).run().assert_success().json();
     assert_eq!(outcome["kind"], "unanswered");
     assert_eq!(outcome["answered"], false);
-    assert_eq!(outcome["reason"], "unanswered");
+    assert_eq!(
+        outcome["reason"],
+        "the agent's process exited with code 0 without an accepted answer, and again after a check-in"
+    );
 }
 
 #[test]
@@ -249,7 +254,7 @@ fn a_non_zero_exit_is_failed_with_the_code_and_stderr() {
     }
     assert_eq!(
         outcome,
-        json!({"kind": "failed", "answered": false, "reason": "failed", "detail": "agent.sh exited with code 3: no model configured"})
+        json!({"kind": "failed", "answered": false, "reason": "agent.sh exited with code 3: no model configured", "detail": "agent.sh exited with code 3: no model configured"})
     );
     let run = project.only_run_dir("t");
     assert_eq!(

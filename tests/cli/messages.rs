@@ -224,7 +224,10 @@ fn agent_send_wakes_an_idle_agent_whose_message_turn_calls_a_tool_and_sends() {
             // An executable reports no tokens: its message turn's usage is none, unpriced.
             "outcome": {"kind": "ended", "ended": true,
                 "usage": {"inputTokens": 0, "cachedInputTokens": 0, "outputTokens": 0,
-                    "reasoningTokens": 0, "costUsd": null, "priced": "unpriced", "model": null}},
+                    "reasoningTokens": 0, "costUsd": null, "priced": "unpriced", "model": null,
+                    "execution": {"harness": "command", "placement": "headless"},
+                    // An executable's process has no session id of its own.
+                    "sessions": []}},
             "reply": "looked at Check src/b.ts",
             "notes": ["about Check src/b.ts"],
         })

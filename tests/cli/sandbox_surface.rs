@@ -10,7 +10,7 @@ use crate::util::{assert_fixture_passes, awf_bin, workspace, AwfCommand, TempPro
 
 #[test]
 fn scripted_agents_take_sandboxes_and_the_test_reads_what_each_was_granted() {
-    assert_fixture_passes("tests/fixtures/testing-sandbox", 3);
+    assert_fixture_passes("tests/fixtures/testing-sandbox", 4);
 }
 
 #[test]
@@ -25,7 +25,7 @@ fn sandboxes_and_worktrees_under_test_need_no_bubblewrap() {
         .run();
     ran.assert_success();
     let last = ran.stdout.trim_end().lines().last().unwrap_or_default();
-    assert_eq!(last, "3 passed, 0 failed", "{}", ran.stdout);
+    assert_eq!(last, "4 passed, 0 failed", "{}", ran.stdout);
 }
 
 #[test]

@@ -158,7 +158,7 @@ fn every_test_of_the_scripted_messages_passes() {
 /// Forks, compactions and settings under `awf test`: tests/fixtures/testing-forks.
 #[test]
 fn forks_compactions_and_settings_can_be_scripted() {
-    assert_fixture_passes("tests/fixtures/testing-forks", 8);
+    assert_fixture_passes("tests/fixtures/testing-forks", 10);
 }
 
 /// A sibling's failure cancelling scripted turns whose answers are on their way (issue 27 item

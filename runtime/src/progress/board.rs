@@ -193,19 +193,26 @@ impl Board {
                 stage,
                 outcome,
                 reason,
+                summary,
                 ..
             } => Change::Line(format!(
                 "stage {stage} {outcome}{}",
                 reason
                     .as_ref()
+                    .or(summary.as_ref())
                     .map(|r| format!(": {r}"))
                     .unwrap_or_default()
             )),
             Event::StageReused {
                 stage,
                 from_attempt,
+                summary,
             } => Change::Line(format!(
-                "stage {stage} reused (finished in attempt {from_attempt})"
+                "stage {stage} reused (finished in attempt {from_attempt}){}",
+                summary
+                    .as_ref()
+                    .map(|s| format!(": {s}"))
+                    .unwrap_or_default()
             )),
             Event::AgentOpened {
                 agent,

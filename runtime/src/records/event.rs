@@ -382,11 +382,19 @@ pub enum Event {
         outcome: String,
         #[serde(skip_serializing_if = "Option::is_none")]
         reason: Option<String>,
+        /// The line `wf.stage(name, { summary })` made of its value.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        summary: Option<String>,
         duration_ms: u64,
     },
     /// A stage an earlier attempt finished, reused without running its work.
     #[serde(rename_all = "camelCase")]
-    StageReused { stage: String, from_attempt: u32 },
+    StageReused {
+        stage: String,
+        from_attempt: u32,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        summary: Option<String>,
+    },
     /// Files of the workflow that changed since the attempt before.
     #[serde(rename_all = "camelCase")]
     SourcesChanged {

@@ -213,9 +213,13 @@ impl Stages {
                 "stage": name, "source": "reused", "outcome": "succeeded", "attempt": attempt,
             }));
             drop(state);
+            let summary = self.plan.recorded[name]["summary"]
+                .as_str()
+                .map(str::to_string);
             self.record(&Event::StageReused {
                 stage: name.to_string(),
                 from_attempt: attempt,
+                summary,
             });
             return Ok(true);
         }
@@ -332,7 +336,7 @@ impl Stages {
         if let Some(value) = value {
             record["value"] = value;
         }
-        if let Some(summary) = summary {
+        if let Some(summary) = &summary {
             record["summary"] = json!(summary);
         }
         if let Some(reason) = &reason {
@@ -361,6 +365,7 @@ impl Stages {
             stage: open.name.clone(),
             outcome: outcome.to_string(),
             reason,
+            summary,
             duration_ms,
         });
         self.records.set_stage(None);
