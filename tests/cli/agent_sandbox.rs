@@ -90,6 +90,33 @@ fn a_sandboxed_agent_writes_its_cwd_only_and_cannot_read_ssh_keys() {
 }
 
 #[test]
+fn an_agentswf_srt_sandbox_writes_nothing_unless_it_says() {
+    // agentswf's `srt: {}` keeps agentswf's default: no write path, not even the cwd; the
+    // agent still answers (through its launcher, which needs no write).
+    let project = TempProject::new();
+    let (outside, home) = layout(&project);
+    let work = outside.join("work");
+    project.script(
+        "outside-agent.sh",
+        "#!/bin/sh\ncat > /dev/null\nprintf inside > inside.txt 2>/dev/null\ncode=$?\n\"$AWF_WFA\" result \"$AWF_TURN\" <<WF_JSON\nwrote $code\nWF_JSON\n",
+    );
+    fs::copy(
+        project.path().join("outside-agent.sh"),
+        work.join("agent.sh"),
+    )
+    .unwrap();
+    project.file("wf.ts", &workflow(&work, "{ srt: {} }"));
+    let ran = project.awf(&["run", "wf.ts"]).env("HOME", &home).run();
+    let answer = ran.assert_success().json();
+    assert_ne!(answer, json!("wrote 0"), "it wrote its cwd");
+    assert!(!work.join("inside.txt").exists(), "it wrote its cwd");
+    let opened = &project.events_of("t", "agent-opened")[0];
+    assert_eq!(opened["sandbox"]["provider"], "bwrap");
+    assert_eq!(opened["sandbox"]["write"], json!([]));
+    assert_eq!(opened["sandbox"]["spec"]["srt"], json!({}));
+}
+
+#[test]
 fn the_same_agent_unsandboxed_can_do_all_three() {
     // The control: what the sandbox denied above is there to be done without it.
     let project = TempProject::new();

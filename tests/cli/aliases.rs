@@ -139,3 +139,74 @@ fn a_bad_config_file_is_refused_naming_the_file_and_line() {
     );
     assert_has(&ran.stderr, "hint: write { \"runtimes\": { \"fast\"");
 }
+
+/// A test of the workflow under `awf test`, reading the aliases `wf.ts` opens its agents by.
+const ALIASES_TEST: &str = r#"import { expect, test } from "bun:test";
+import { answer, testWorkflow } from "agentswf/testing";
+import wf from "./wf.ts";
+
+test("the project's aliases, not the user's, and the test's own winning", async () => {
+  const run = await testWorkflow(wf, { argv: [] }, { agents: { "*": answer("ok") } });
+  expect(run.value).toEqual(["answered", "answered"]);
+  expect([run.agentOf("a").model, run.agentOf("a").effort]).toEqual(["m", "low"]);
+  expect([run.agentOf("b").model, run.agentOf("b").effort]).toEqual(["m", "high"]);
+  expect(run.agentOf("a").execution).toMatchObject({ harness: "pi", alias: "fast" });
+  const own = await testWorkflow(wf, { argv: [] }, {
+    runtimes: { fast: { runtime: "codex", model: "mine" } },
+    agents: { "*": answer("ok") },
+  });
+  expect(own.agentOf("a").execution).toMatchObject({ harness: "codex", model: "mine" });
+});
+"#;
+
+#[test]
+fn a_test_reads_the_projects_aliases_but_never_the_users() {
+    // The user's file defines `fast` as claude/haiku: a test must not see it.
+    let project = project(
+        USER,
+        r#"{ "runtimes": { "fast": { "runtime": "pi", "model": "m", "effort": "low" } } }"#,
+    );
+    project.file("wf.test.ts", ALIASES_TEST);
+    let ran = project
+        .awf(&["test", "wf.test.ts"])
+        .env("XDG_CONFIG_HOME", project.path().join("xdg"))
+        .run();
+    ran.assert_success();
+    assert_has(&ran.stdout, "1 passed, 0 failed");
+
+    // Without a project file the user's alias is still not read.
+    let bare = TempProject::new();
+    bare.file("xdg/awf/config.json", USER)
+        .file("wf.ts", WORKFLOW)
+        .file("wf.test.ts", ALIASES_TEST);
+    let refused = bare
+        .awf(&["test", "wf.test.ts"])
+        .env("XDG_CONFIG_HOME", bare.path().join("xdg"))
+        .run();
+    assert_eq!(refused.code, Some(1), "{}", refused.stdout);
+    assert_has(&refused.stdout, "agent \"a\": unknown runtime \"fast\"");
+
+    // A bad project file fails the test at the call, naming the file and line.
+    let bad = project_with_bad_file();
+    let failed = bad.awf(&["test", "wf.test.ts"]).run();
+    assert_eq!(failed.code, Some(1), "{}", failed.stdout);
+    assert_has(
+        &failed.stdout,
+        &format!(
+            "testWorkflow: {}:1:17: alias `fast`: needs `runtime`",
+            bad.path().join(".awf/config.json").display()
+        ),
+    );
+}
+
+fn project_with_bad_file() -> TempProject {
+    let project = TempProject::new();
+    project
+        .file(
+            ".awf/config.json",
+            r#"{ "runtimes": { "fast": { "model": "haiku" } } }"#,
+        )
+        .file("wf.ts", WORKFLOW)
+        .file("wf.test.ts", ALIASES_TEST);
+    project
+}

@@ -68,8 +68,13 @@ pub fn config_files(cwd: &Path) -> Vec<PathBuf> {
         .map(|d| d.join("awf").join("config.json"))
         .into_iter()
         .collect();
-    files.push(cwd.join(".awf").join("config.json"));
+    files.push(project_file(cwd));
     files
+}
+
+/// The project's config file: `<cwd>/.awf/config.json`.
+pub fn project_file(cwd: &Path) -> PathBuf {
+    cwd.join(".awf").join("config.json")
 }
 
 /// The aliases of the config files for `cwd`, the nearer winning; files that do not exist are
@@ -77,21 +82,30 @@ pub fn config_files(cwd: &Path) -> Vec<PathBuf> {
 pub fn load(cwd: &Path) -> Result<Aliases, ConfigError> {
     let mut aliases = Aliases::new();
     for file in config_files(cwd) {
-        let text = match std::fs::read_to_string(&file) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(e) => {
-                return Err(ConfigError {
-                    file,
-                    line: 1,
-                    column: 1,
-                    problem: format!("cannot read it: {e}"),
-                })
-            }
-        };
-        aliases.extend(read(&file, &text)?);
+        aliases.extend(load_file(&file)?);
     }
     Ok(aliases)
+}
+
+/// The aliases of the project's config file alone (none when it does not exist): what a test
+/// reads, so that the project's aliases mean the same under `awf test` as under `awf run`
+/// while the user's own file stays out of tests.
+pub fn load_project(cwd: &Path) -> Result<Aliases, ConfigError> {
+    load_file(&project_file(cwd))
+}
+
+/// The aliases of `file`; none when it does not exist.
+fn load_file(file: &Path) -> Result<Aliases, ConfigError> {
+    match std::fs::read_to_string(file) {
+        Ok(text) => read(file, &text),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Aliases::new()),
+        Err(e) => Err(ConfigError {
+            file: file.to_path_buf(),
+            line: 1,
+            column: 1,
+            problem: format!("cannot read it: {e}"),
+        }),
+    }
 }
 
 /// The aliases of one file's `text`.

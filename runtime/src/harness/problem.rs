@@ -84,7 +84,7 @@ pub enum RuntimeError {
 /// Where an unknown alias was looked for, as the error says it.
 fn aliases_of(in_test: bool) -> &'static str {
     if in_test {
-        "testWorkflow's runtimes option has"
+        "the project's ./.awf/config.json and testWorkflow's runtimes option have"
     } else {
         "the config files have"
     }
@@ -98,13 +98,13 @@ impl Hint for RuntimeError {
                 in_test: true,
                 ..
             } => Some(format!(
-                "give it in testWorkflow's runtimes option: {{ runtimes: {{ \"{name}\": {{ runtime: \"claude\", model: \"haiku\" }} }} }} (a test reads no config file)"
+                "define it in the project's ./.awf/config.json, or give it in testWorkflow's runtimes option: {{ runtimes: {{ \"{name}\": {{ runtime: \"claude\", model: \"haiku\" }} }} }} (a test never reads your own ~/.config/awf/config.json)"
             )),
             RuntimeError::UnknownAlias { name, .. } => Some(format!(
                 "define it in ~/.config/awf/config.json or ./.awf/config.json: {{ \"runtimes\": {{ \"{name}\": {{ \"runtime\": \"claude\", \"model\": \"haiku\" }} }} }}; `awf doctor` lists the aliases"
             )),
             RuntimeError::UnknownName { name, .. } => Some(format!(
-                "give runtime: {{ command: [\"./agent.sh\"] }} for an executable of your own, or map the name with `awf run --runtime {name}=<command>`"
+                "an alias is defined in ./.awf/config.json: {{ \"runtimes\": {{ \"{name}\": {{ \"runtime\": \"claude\" }} }} }}; an executable of your own is runtime: {{ command: [\"./agent.sh\"] }}; or map the name with `awf run --runtime {name}=<command>`"
             )),
             RuntimeError::NotInstalled { cli, install, .. } => Some(format!(
                 "install the version awf is tested with: `{install}`; or run this workflow with `--runtime {cli}=<command>`"

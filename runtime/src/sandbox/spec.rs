@@ -93,7 +93,13 @@ impl SandboxSpec {
             key,
             cwd: text("cwd")?,
             read: paths(object, "read", place)?,
-            write: paths(object, "write", place)?.unwrap_or_else(|| vec![".".to_string()]),
+            // agentswf's `srt: {}` spec is read with agentswf's default, no write path, so that
+            // its workflows keep the authority they were written with; awf's own default is
+            // the sandbox's cwd.
+            write: paths(object, "write", place)?.unwrap_or_else(|| match named {
+                Some("srt") => Vec::new(),
+                _ => vec![".".to_string()],
+            }),
             network: network(object.get("network"), place)?,
             container,
             named,
@@ -211,6 +217,20 @@ mod tests {
         assert_eq!(
             hosts.network,
             Network::Hosts(vec!["api.github.com".into(), "*.npmjs.org".into()])
+        );
+    }
+
+    #[test]
+    fn agentswfs_srt_spec_writes_nothing_unless_it_says() {
+        let srt = read(json!({"srt": {}})).unwrap();
+        assert_eq!(srt.write, Vec::<String>::new());
+        assert_eq!(srt.named, Some("srt"));
+        assert_eq!(srt.to_json()["srt"], json!({}));
+        let bwrap = read(json!({"bwrap": {}})).unwrap();
+        assert_eq!(bwrap.write, vec!["."], "awf's own default");
+        assert_eq!(
+            read(json!({"srt": {}, "write": ["."]})).unwrap().write,
+            vec!["."]
         );
     }
 

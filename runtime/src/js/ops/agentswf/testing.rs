@@ -46,14 +46,22 @@ struct TestRunOptions {
 /// `test_run_open({ name, file, cwd, timeoutMs, recorded, fromStage, runtimes })`: a scripted
 /// run; `cwd` null means a new temp folder, removed at the run's end (as are its records). With
 /// `recorded` or `fromStage` it is attempt 2 of a run whose attempt 1 recorded those stages as
-/// succeeded. Its runtime aliases are `runtimes`' only: a test reads no config file.
+/// succeeded. Its runtime aliases are the project's config file's (`./.awf/config.json` where
+/// `awf test` runs; the user's own file is never read), then `runtimes`', which win.
 fn test_run_open(
     state: &Rc<HostState>,
     options: TestRunOptions,
 ) -> Result<serde_json::Value, OpError> {
     let name = options.name.unwrap_or_else(|| "workflow".to_string());
+    let mut aliases = aliases::load_project(&state.cwd()).map_err(|e| {
+        OpError::type_error(format!(
+            "testWorkflow: {e}\nhint: {}; a test reads the project's aliases from it",
+            aliases::CONFIG_HINT
+        ))
+    })?;
+    aliases.extend(test_aliases(options.runtimes.unwrap_or_default())?);
     let overrides = RuntimeOverrides {
-        aliases: test_aliases(options.runtimes.unwrap_or_default())?,
+        aliases,
         aliases_in_test: true,
         ..RuntimeOverrides::default()
     };
