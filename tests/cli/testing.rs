@@ -183,5 +183,5 @@ fn the_test_api_shows_agents_and_turns_with_labels_and_check_ins() {
 /// tests/fixtures/testing-runtimes.
 #[test]
 fn a_test_defines_runtime_aliases_and_scripts_logins_and_waiting() {
-    assert_fixture_passes("tests/fixtures/testing-runtimes", 20);
+    assert_fixture_passes("tests/fixtures/testing-runtimes", 21);
 }

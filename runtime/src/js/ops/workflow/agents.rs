@@ -54,6 +54,13 @@ fn agent_open(
         OpError::type_error("this workflow context belongs to a run that has ended")
     })?;
     let spec = AgentSpec::from_json(&spec.unwrap_or_default()).map_err(|e| match e {
+        OpenError::UnknownOption(option) if PANE_OPTIONS.contains(&option.as_str()) => {
+            OpError::new(
+                OpCode::UnknownOption,
+                format!("wf.agents.open(spec): `{option}` places agentswf's terminal pane; awf runs every agent headless and has no panes"),
+            )
+            .with_hint(Some(format!("leave `{option}` out; `awf run` shows each agent's turns in its live view, and `awf logs --follow` follows them from another terminal")))
+        }
         OpenError::UnknownOption(option) => {
             unknown_option("wf.agents.open(spec)", &option, OPEN_OPTIONS)
         }
@@ -65,6 +72,9 @@ fn agent_open(
         .map_err(|e| OpError::type_problem(&e))?;
     Ok(json!({ "key": agent.key, "launcher": agent.launcher.display().to_string() }))
 }
+
+/// agentswf's options of its terminal panes, which awf does not have.
+const PANE_OPTIONS: &[&str] = &["layout", "keepPane"];
 
 /// An `unknown-option` error from `place` for `option`, with the closest of `known` as "did you
 /// mean" and the list, as js/workflow/options.ts words it for the options JS reads.
