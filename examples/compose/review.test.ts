@@ -13,7 +13,7 @@ test("the verdicts come in file order, and a quick second opinion wins the race"
       senior: answer({ ok: true, note: "agreed" }),
     },
   });
-  expect(run.value.verdicts.map((v) => v.note)).toEqual(["a is fine", "b leaks", "no verdict: failed"]);
+  expect(run.value.verdicts.map((v) => v.note)).toEqual(["a is fine", "b leaks", "no verdict: no model"]);
   expect(run.value.second).toMatchObject({ answered: true, value: { ok: true, note: "agreed" } });
 });
 

@@ -29,7 +29,7 @@ export default defineWorkflow({
 
     const planned = await planner.run({ prompt: `Plan ${input.topic}.`, schema: Plan, timeout: "1m" });
     if (!planned.outcome.answered) {
-      return { topic: input.topic, failed: planned.outcome.reason, detail: planned.outcome.detail };
+      return { topic: input.topic, failed: planned.outcome.kind, reason: planned.outcome.reason };
     }
     const plan = planned.outcome.value;
     wf.log("planned", { title: plan.title, sections: plan.sections });

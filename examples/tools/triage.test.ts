@@ -73,6 +73,6 @@ describe("triage", () => {
 
   test("a triager that fails leaves the labels it set and says why", async () => {
     const run = await testWorkflow(triage, { agents: { triager: reply.failed("model overloaded") } });
-    expect(run.value).toEqual({ labels: {}, summary: { failed: "failed", detail: "model overloaded" } });
+    expect(run.value).toEqual({ labels: {}, summary: { failed: "failed", reason: "model overloaded" } });
   });
 });

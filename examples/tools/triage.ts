@@ -74,6 +74,6 @@ export default defineWorkflow({
       schema: Summary,
       timeout: "10m",
     });
-    return { labels, summary: outcome.answered ? outcome.value : { failed: outcome.reason, detail: outcome.detail } };
+    return { labels, summary: outcome.answered ? outcome.value : { failed: outcome.kind, reason: outcome.reason } };
   },
 });

@@ -152,12 +152,7 @@ fn agent_run(
             )
         })?),
     };
-    let timeout = read_timeout(
-        &args
-            .timeout
-            .and_then(|Json(raw)| raw)
-            .unwrap_or(serde_json::Value::Null),
-    )?;
+    let timeout = read_timeout("agent.run", args.timeout)?;
     let label = match args.label.and_then(|Json(raw)| raw) {
         None | Some(serde_json::Value::Null) => None,
         Some(serde_json::Value::String(label)) if !label.trim().is_empty() => Some(label),
@@ -200,15 +195,16 @@ fn agent_run(
     })
 }
 
-/// `timeout`: `"30s"`, `"20m"`, `"1h"`, `"1500ms"`, or a number of milliseconds.
-pub(super) fn read_timeout(value: &serde_json::Value) -> Result<Option<Duration>, OpError> {
+/// An operation's `timeout` (`place` names the call in errors: `agent.run`): `"30s"`, `"20m"`,
+/// `"1h"`, `"1500ms"`, or a number of milliseconds; none when left out.
+pub(super) fn read_timeout(place: &str, value: Option<Json>) -> Result<Option<Duration>, OpError> {
     let invalid = |why: String| {
         OpError::new(
             OpCode::InvalidTurn,
-            format!("agent.run({{ timeout }}): {why}"),
+            format!("{place}({{ timeout }}): {why}"),
         )
     };
-    match value {
+    match &value.and_then(|Json(raw)| raw).unwrap_or_default() {
         serde_json::Value::Null => Ok(None),
         serde_json::Value::String(text) => parse_timeout(text)
             .map(Some)
@@ -287,34 +283,42 @@ fn agent_stop(
 mod tests {
     use super::*;
 
+    fn given(value: serde_json::Value) -> Option<Json> {
+        Some(Json(Some(value)))
+    }
+
     #[test]
     fn timeouts_read_as_authors_write_them() {
         assert_eq!(
-            read_timeout(&json!("1500ms")).unwrap(),
+            read_timeout("agent.run", given(json!("1500ms"))).unwrap(),
             Some(Duration::from_millis(1500))
         );
         assert_eq!(
-            read_timeout(&json!(2000)).unwrap(),
+            read_timeout("agent.run", given(json!(2000))).unwrap(),
             Some(Duration::from_secs(2))
         );
-        assert_eq!(read_timeout(&serde_json::Value::Null).unwrap(), None);
-        assert!(read_timeout(&json!(-1))
+        assert_eq!(read_timeout("agent.run", None).unwrap(), None);
+        assert!(read_timeout("agent.run", given(json!(-1)))
             .unwrap_err()
             .message
             .contains("positive"));
-        assert!(read_timeout(&json!("soon"))
+        assert!(read_timeout("agent.run", given(json!("soon")))
             .unwrap_err()
             .message
             .contains("not a duration"));
-        assert!(read_timeout(&json!(true)).is_err());
+        assert!(read_timeout("agent.run", given(json!(true))).is_err());
         // Out of range is refused at the call, never a panic (`Duration::from_secs_f64`).
-        assert!(read_timeout(&json!(1e300))
+        assert!(read_timeout("agent.run", given(json!(1e300)))
             .unwrap_err()
             .message
             .contains("longer than awf takes"));
-        assert!(read_timeout(&json!("0s"))
+        assert!(read_timeout("agent.run", given(json!("0s")))
             .unwrap_err()
             .message
             .contains("no time at all"));
+        assert!(read_timeout("agent.set", given(json!("soon")))
+            .unwrap_err()
+            .message
+            .starts_with("agent.set({ timeout }): "));
     }
 }

@@ -191,12 +191,7 @@ fn agent_compact(
             ))
         }
     };
-    let timeout = read_timeout(
-        &args
-            .timeout
-            .and_then(|Json(raw)| raw)
-            .unwrap_or(Value::Null),
-    )?;
+    let timeout = read_timeout("agent.compact", args.timeout)?;
     check_agent(&agent, "compact", agent.harness().capabilities().compact)?;
     check_had_a_turn(&agent, "compact")?;
     let id = format!("c{}", &run.agents.next_turn_id()[1..]);
@@ -232,12 +227,7 @@ fn agent_set(
     let run = run_of(state, args.run)?;
     let agent = agent_of(&run, &args.agent)?;
     let settings = read_settings(args.settings.0.unwrap_or_default())?;
-    let timeout = read_timeout(
-        &args
-            .timeout
-            .and_then(|Json(raw)| raw)
-            .unwrap_or(Value::Null),
-    )?;
+    let timeout = read_timeout("agent.set", args.timeout)?;
     check_agent(
         &agent,
         "change its settings",
