@@ -421,7 +421,9 @@ fn codex_in_a_container_edits_its_cwd_calls_a_tool_and_answers() {
       schema: typed(Type.Object({ ok: Type.Boolean() })),
       timeout: "2m",
     });
-    return { outcome: turn.outcome.kind, value: turn.outcome.value, notes };
+    // A fork's process (codex app-server, no model call) runs in a container of its own too.
+    const forked = await agent.fork({ key: "b" });
+    return { outcome: turn.outcome.kind, value: turn.outcome.value, notes, forked: forked.key };
   },
 });
 "#,
@@ -462,8 +464,23 @@ fn codex_in_a_container_edits_its_cwd_calls_a_tool_and_answers() {
     let ran = awf.run();
     assert_eq!(
         ran.assert_success().json(),
-        json!({ "outcome": "answered", "value": { "ok": true }, "notes": ["from codex"] })
+        json!({ "outcome": "answered", "value": { "ok": true }, "notes": ["from codex"], "forked": "b" })
     );
+    // The turn's container and the fork's, each recorded with its operation, by distinct names.
+    let contained: Vec<(String, String)> = project
+        .events_of("boxed", "agent-container")
+        .iter()
+        .map(|e| {
+            (
+                e["turn"].as_str().unwrap_or_default().to_string(),
+                e["container"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(contained.len(), 2, "{contained:?}");
+    assert!(contained[0].0.starts_with("t1-"), "{contained:?}");
+    assert!(contained[1].0.starts_with('f'), "{contained:?}");
+    assert_ne!(contained[0].1, contained[1].1, "{contained:?}");
     assert_eq!(
         fs::read_to_string(work.join("notes.txt")).unwrap(),
         "edited in a container"

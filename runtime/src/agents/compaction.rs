@@ -66,6 +66,7 @@ impl Operation for Compaction {
         let agent = &self.agent;
         let harness = agent.harness();
         let native = agent.native.lock().await;
+        let in_container = |container: &str| agent.record_container(&self.id, container);
         let ended = harness
             .compact(
                 SessionOp {
@@ -81,6 +82,7 @@ impl Operation for Compaction {
                     cancelled: scope.cancelled.clone(),
                     supervision: &agent.supervision,
                     sandbox: agent.confinement(),
+                    in_container: &in_container,
                 },
                 &self.focus,
             )

@@ -97,6 +97,7 @@ impl Operation for Fork<'_> {
         let harness = parent.harness();
         let native = parent.native.lock().await;
         let id = format!("f{}", &self.agents.next_turn_id()[1..]);
+        let in_container = |container: &str| parent.record_container(&id, container);
         let ended = harness
             .fork(SessionOp {
                 agent: &parent.key,
@@ -111,6 +112,7 @@ impl Operation for Fork<'_> {
                 cancelled: scope.cancelled.clone(),
                 supervision: &parent.supervision,
                 sandbox: parent.confinement(),
+                in_container: &in_container,
             })
             .await;
         let parent_session = native.id.clone();

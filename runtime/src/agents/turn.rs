@@ -540,11 +540,7 @@ impl TurnSink for AttemptRecorder<'_> {
     }
 
     fn container(&self, name: &str) {
-        self.agent.record(&Event::AgentContainer {
-            agent: self.agent.key.clone(),
-            turn: self.turn.to_string(),
-            container: name.to_string(),
-        });
+        self.agent.record_container(self.turn, name);
     }
 
     fn keep_output(&self, stream: Stream, captured: &Captured) -> Option<String> {

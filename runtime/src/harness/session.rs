@@ -40,6 +40,9 @@ pub struct SessionOp<'a> {
     pub supervision: &'a Supervision,
     /// The agent's sandbox: the operation's process runs in it, as its turns do.
     pub sandbox: Option<&'a dyn super::confinement::Confinement>,
+    /// Told the name of the container the operation's process was started in, when the
+    /// sandbox is a container (the agent records it, as it does a turn's).
+    pub in_container: &'a (dyn Fn(&str) + Send + Sync),
 }
 
 /// What a fork made: the fork's harness (the parent's settings) and its native session.
@@ -150,6 +153,9 @@ pub async fn converse<T>(op: &SessionOp<'_>, exchange: Exchange<T>) -> OpEnd<T> 
         Ok(process) => process,
         Err(e) => return OpEnd::Failed(format!("cannot start {}: {e}", launch.program.display())),
     };
+    if let Some(container) = &launch.container {
+        (op.in_container)(container);
+    }
     let mut cancelled = op.cancelled.clone();
     let deadline = tokio::time::Instant::from_std(op.deadline);
     let mut answer = None;

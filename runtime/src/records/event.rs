@@ -125,7 +125,8 @@ pub enum Event {
         harness: String,
         session: String,
     },
-    /// A turn's process was started in a container (sandbox/container/): its name, which the
+    /// A turn's process (or a fork's or compaction's, `turn` then its id) was started in a
+    /// container (sandbox/container/): its name, which the
     /// engine takes wherever it takes an id (`podman logs NAME`); the engine and image are the
     /// agent's `sandbox.container` in `agent-opened`.
     #[serde(rename_all = "camelCase")]

@@ -213,6 +213,16 @@ impl Agent {
         Value::Object(execution)
     }
 
+    /// Records that the process of operation `id` (a turn, a fork or a compaction) was started
+    /// in `container`.
+    pub fn record_container(&self, id: &str, container: &str) {
+        self.record(&Event::AgentContainer {
+            agent: self.key.clone(),
+            turn: id.to_string(),
+            container: container.to_string(),
+        });
+    }
+
     /// The native sessions an operation ran in, as agentswf's `usage.sessions` says them:
     /// `[{ harness, id }]`, or none before the agent's CLI has given its session an id.
     pub fn sessions(&self, id: Option<&str>) -> Value {
