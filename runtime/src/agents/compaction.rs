@@ -3,10 +3,10 @@
 //! A compaction runs the harness's own (`Harness::compact`) with the author's focus, bounded by
 //! its deadline (fixed before it is queued, as a turn's), and settles as an outcome: `answered`
 //! with the summary where the harness gives one (`""` where it keeps it opaque), else `failed`,
-//! `timed-out` or `cancelled`. A change of settings swaps the agent's harness for one with the
-//! new model or effort (`Harness::reconfigure`, checked when it was asked) once the operations
-//! before it are done: later turns resume the same session with them. Both wait in the queue
-//! as operation.rs says.
+//! `timed-out` or `cancelled`, or `blocked` without starting when a hard budget was passed. A
+//! change of settings swaps the agent's harness for one with the new model or effort
+//! (`Harness::reconfigure`, checked when it was asked) once the operations before it are done:
+//! later turns resume the same session with them. Both wait in the queue as operation.rs says.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -64,6 +64,10 @@ impl Operation for Compaction {
 
     async fn run(&mut self, scope: &Scope) -> Outcome {
         let agent = &self.agent;
+        if let Some(detail) = agent.budget_blocked() {
+            // A compaction calls the model too: past a hard budget it does not start its CLI.
+            return Outcome::Blocked(detail);
+        }
         let harness = agent.harness();
         let native = agent.native.lock().await;
         let in_container = |container: &str| agent.record_container(&self.id, container);
