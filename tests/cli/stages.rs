@@ -841,3 +841,28 @@ fn claude_resumes_its_session_in_a_continued_attempt() {
 fn a_sandboxed_codex_resumes_its_session_from_its_own_home_in_a_continued_attempt() {
     resumes_its_session_in_a_continued_attempt(crate::live::Cli::Codex, Some(json!({})));
 }
+
+#[test]
+fn awf_logs_reads_stages_as_sentences_with_their_summary() {
+    let project = TempProject::new();
+    project.file(
+        "wf.ts",
+        r#"export default defineWorkflow({
+  meta: { name: "summed", description: "A stage with a summary, then one that stops." },
+  async run(wf) {
+    await wf.stage("plan", { result: typed(Type.Object({ n: Type.Number() })), summary: (p) => `${p.n} files` }, async () => ({ n: 3 }));
+    await wf.stage("build", async () => { wf.stop("nothing to build"); });
+  },
+});
+"#,
+    );
+    let ran = project.awf(&["run", "wf.ts"]).run();
+    assert_eq!(ran.code, Some(3), "{}", ran.stderr);
+    let logs = project.awf(&["logs"]).run();
+    logs.assert_success();
+    assert_has(&logs.stdout, "  stage plan started");
+    assert_has(&logs.stdout, "  stage plan succeeded after ");
+    assert_has(&logs.stdout, ": 3 files");
+    assert_has(&logs.stdout, "  stage build stopped after ");
+    assert_has(&logs.stdout, ": nothing to build");
+}

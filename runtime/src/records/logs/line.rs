@@ -362,6 +362,75 @@ pub fn parts(event: &Value) -> LogLine {
             format!("{agent} {}", text("turn")),
             format!("error: {}", text("message")),
         ),
+        "stage-started" => (
+            String::new(),
+            match text("because").as_str() {
+                "" => format!("stage {} started", text("stage")),
+                because => format!("stage {} runs again: {because}", text("stage")),
+            },
+        ),
+        "stage-ended" => (
+            String::new(),
+            format!(
+                "stage {} {} after {}{}",
+                text("stage"),
+                text("outcome"),
+                millis(event),
+                [text("reason"), text("summary")]
+                    .into_iter()
+                    .find(|said| !said.is_empty())
+                    .map(|said| format!(": {said}"))
+                    .unwrap_or_default()
+            ),
+        ),
+        "stage-reused" => (
+            String::new(),
+            format!(
+                "stage {} reused (finished in attempt {}){}",
+                text("stage"),
+                event["fromAttempt"],
+                match text("summary").as_str() {
+                    "" => String::new(),
+                    summary => format!(": {summary}"),
+                }
+            ),
+        ),
+        "sources-changed" => (
+            String::new(),
+            format!(
+                "changed since attempt {}: {}",
+                event["sinceAttempt"],
+                event["changed"]
+                    .as_array()
+                    .map(|files| files
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .collect::<Vec<_>>()
+                        .join(", "))
+                    .unwrap_or_default()
+            ),
+        ),
+        "agent-resumed" => (
+            agent,
+            format!(
+                "resumes {} session {} (from attempt {})",
+                text("harness"),
+                text("session"),
+                event["fromAttempt"]
+            ),
+        ),
+        "budget-passed" => (
+            agent,
+            format!(
+                "{} budget passed: {}",
+                if event["hard"] == Value::Bool(true) {
+                    "hard"
+                } else {
+                    "soft"
+                },
+                text("detail")
+            ),
+        ),
         other => (agent, format!("{other} {}", fold(event))),
     };
     LogLine { time, who, what }
@@ -441,6 +510,24 @@ mod tests {
         let ended =
             json!({"at": "2026-11-29T18:31:00.000Z", "event": "run-ended", "outcome": "completed"});
         assert_eq!(line(&ended), "18:31:00.000  run ended completed");
+    }
+
+    #[test]
+    fn stages_resumes_and_budgets_read_as_sentences() {
+        let at = "2026-11-29T18:30:58.000Z";
+        let cases = [
+            (json!({"at": at, "event": "stage-started", "stage": "plan"}), "18:30:58.000  stage plan started"),
+            (json!({"at": at, "event": "stage-started", "stage": "plan", "because": "its value no longer fits"}), "18:30:58.000  stage plan runs again: its value no longer fits"),
+            (json!({"at": at, "event": "stage-ended", "stage": "plan", "outcome": "succeeded", "summary": "3 files", "durationMs": 1500}), "18:30:58.000  stage plan succeeded after 1.5s: 3 files"),
+            (json!({"at": at, "event": "stage-ended", "stage": "build", "outcome": "stopped", "reason": "no plan", "durationMs": 20}), "18:30:58.000  stage build stopped after 20ms: no plan"),
+            (json!({"at": at, "event": "stage-reused", "stage": "plan", "fromAttempt": 1, "summary": "3 files"}), "18:30:58.000  stage plan reused (finished in attempt 1): 3 files"),
+            (json!({"at": at, "event": "sources-changed", "sinceAttempt": 1, "changed": ["wf.ts", "lib.ts"]}), "18:30:58.000  changed since attempt 1: wf.ts, lib.ts"),
+            (json!({"at": at, "event": "agent-resumed", "agent": "a", "harness": "codex", "session": "0199", "fromAttempt": 1}), "18:30:58.000  a  resumes codex session 0199 (from attempt 1)"),
+            (json!({"at": at, "event": "budget-passed", "agent": "a", "hard": true, "detail": "agent \"a\"'s hard budget of 100 tokens was passed"}), "18:30:58.000  a  hard budget passed: agent \"a\"'s hard budget of 100 tokens was passed"),
+        ];
+        for (event, expected) in cases {
+            assert_eq!(line(&event), expected);
+        }
     }
 
     #[test]
