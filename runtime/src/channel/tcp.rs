@@ -39,8 +39,16 @@ pub struct Listen {
     pub bind: SocketAddr,
     /// `awf run --channel-address`: what the launchers dial when it is not the bound address
     /// (a name on the agents' network; `0.0.0.0` binds every interface but is no address to
-    /// dial): `HOST` (then the bound port) or `HOST:PORT`.
-    pub advertise: Option<String>,
+    /// dial).
+    pub advertise: Option<Advertised>,
+}
+
+/// `--channel-address`, checked: a host (a name, an IPv4 address or a bracketed IPv6 one) and
+/// its port, when it gives one (else the bound port is dialled).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Advertised {
+    host: String,
+    port: Option<u16>,
 }
 
 /// Turns the TCP transport on for this process's run. Set once, before the run opens its first
@@ -54,34 +62,26 @@ pub fn configured() -> Option<Listen> {
     LISTEN_ON.get().cloned()
 }
 
-/// What a launcher dials: `advertise` (`HOST`, with the bound port, or `HOST:PORT`), else the
+/// What a launcher dials: the advertised host (with its port, else the bound one), else the
 /// bound address.
-fn dialled(bound: SocketAddr, advertise: Option<&str>) -> String {
-    let Some(address) = advertise else {
-        return bound.to_string();
-    };
-    let has_port = match address.rsplit_once(':') {
-        // `[::1]:7000` or `host:7000`; a bare IPv6 literal's colons are no port.
-        Some((host, port)) => {
-            port.parse::<u16>().is_ok() && (host.ends_with(']') || !host.contains(':'))
-        }
-        None => false,
-    };
-    if has_port {
-        address.to_string()
-    } else {
-        format!("{address}:{}", bound.port())
+fn dialled(bound: SocketAddr, advertise: Option<&Advertised>) -> String {
+    match advertise {
+        None => bound.to_string(),
+        Some(Advertised { host, port }) => format!("{host}:{}", port.unwrap_or(bound.port())),
     }
 }
 
 /// `awf run --channel-address`'s value, checked: a host (a name or an address), with a port or
 /// not; whether it resolves is the agents' business (it may be a name only they know).
-pub fn check_advertised(text: &str) -> Result<String, String> {
+pub fn check_advertised(text: &str) -> Result<Advertised, String> {
     let text = text.trim();
-    let host = match text.rsplit_once(':') {
-        Some((host, port)) if port.parse::<u16>().is_ok() && !host.contains(':') => host,
-        Some((host, port)) if host.ends_with(']') && port.parse::<u16>().is_ok() => host,
-        _ => text,
+    // `host:7000` or `[::1]:7000`; a bare IPv6 literal's colons are no port.
+    let (host, port) = match text.rsplit_once(':') {
+        Some((host, port)) if !host.contains(':') || host.ends_with(']') => match port.parse() {
+            Ok(port) => (host, Some(port)),
+            Err(_) => (text, None),
+        },
+        _ => (text, None),
     };
     let bracketed = host.starts_with('[') && host.ends_with(']');
     if host.contains(':') && !bracketed {
@@ -99,7 +99,10 @@ pub fn check_advertised(text: &str) -> Result<String, String> {
             "`{text}` is not a HOST or HOST:PORT agents can dial"
         ));
     }
-    Ok(text.to_string())
+    Ok(Advertised {
+        host: host.to_string(),
+        port,
+    })
 }
 
 /// `awf run --channel`'s value: `socket` (the default: no TCP listener), `tcp` (127.0.0.1, a port
@@ -173,7 +176,7 @@ impl TcpChannel {
         let accept = tokio::spawn(accept_loop(listener, acceptor, routes.clone(), records));
         Ok(TcpChannel {
             address: bound,
-            dial: dialled(bound, listen.advertise.as_deref()),
+            dial: dialled(bound, listen.advertise.as_ref()),
             pin: certificate.pin,
             routes,
             accept,
@@ -332,14 +335,18 @@ mod tests {
     #[test]
     fn launchers_dial_the_advertised_address_with_the_bound_port_when_it_has_none() {
         let bound: SocketAddr = "0.0.0.0:7100".parse().unwrap();
-        assert_eq!(dialled(bound, None), "0.0.0.0:7100");
-        assert_eq!(dialled(bound, Some("awf.lan")), "awf.lan:7100");
-        assert_eq!(dialled(bound, Some("awf.lan:443")), "awf.lan:443");
-        assert_eq!(dialled(bound, Some("10.0.0.5")), "10.0.0.5:7100");
-        assert_eq!(dialled(bound, Some("[fd00::5]")), "[fd00::5]:7100");
-        assert_eq!(dialled(bound, Some("[fd00::5]:9")), "[fd00::5]:9");
-        assert_eq!(check_advertised("awf.lan:443"), Ok("awf.lan:443".into()));
-        assert_eq!(check_advertised("[fd00::5]"), Ok("[fd00::5]".into()));
+        let dial = |given: Option<&str>| {
+            dialled(
+                bound,
+                given.map(|text| check_advertised(text).unwrap()).as_ref(),
+            )
+        };
+        assert_eq!(dial(None), "0.0.0.0:7100");
+        assert_eq!(dial(Some("awf.lan")), "awf.lan:7100");
+        assert_eq!(dial(Some("awf.lan:443")), "awf.lan:443");
+        assert_eq!(dial(Some("10.0.0.5")), "10.0.0.5:7100");
+        assert_eq!(dial(Some("[fd00::5]")), "[fd00::5]:7100");
+        assert_eq!(dial(Some("[fd00::5]:9")), "[fd00::5]:9");
         assert!(check_advertised("").is_err());
         assert!(check_advertised("a b").is_err());
         assert!(check_advertised("host/x:1").is_err());
