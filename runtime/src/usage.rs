@@ -68,6 +68,22 @@ pub struct Usage {
 }
 
 impl Usage {
+    /// A usage as records and replies write it (`{ inputTokens, cachedInputTokens,
+    /// outputTokens, reasoningTokens, costUsd? }`), read leniently: a count that is missing or
+    /// not a whole number is 0, a cost that is not a number is none.
+    pub fn from_json(value: &serde_json::Value) -> Usage {
+        let count = |key: &str| value[key].as_u64().unwrap_or(0);
+        Usage {
+            tokens: Tokens {
+                input_tokens: count("inputTokens"),
+                cached_input_tokens: count("cachedInputTokens"),
+                output_tokens: count("outputTokens"),
+                reasoning_tokens: count("reasoningTokens"),
+            },
+            cost_usd: value["costUsd"].as_f64(),
+        }
+    }
+
     pub fn is_empty(&self) -> bool {
         self.tokens.is_zero() && self.cost_usd.is_none()
     }
@@ -114,22 +130,16 @@ impl Usage {
 /// record holds its agents' totals (`usage`, by key, as output.json has them). What a continued
 /// run's budgets count (budget/run.rs) and what `awf runs` shows (records/status.rs).
 pub fn spent_by_agent(attempts: &[serde_json::Value]) -> std::collections::HashMap<String, Usage> {
-    let count = |usage: &serde_json::Value, key: &str| usage[key].as_u64().unwrap_or(0);
     let mut spent: std::collections::HashMap<String, Usage> = std::collections::HashMap::new();
     for attempt in attempts {
         let Some(agents) = attempt["usage"].as_object() else {
             continue;
         };
         for (key, usage) in agents {
-            spent.entry(key.clone()).or_default().add(&Usage {
-                tokens: Tokens {
-                    input_tokens: count(usage, "inputTokens"),
-                    cached_input_tokens: count(usage, "cachedInputTokens"),
-                    output_tokens: count(usage, "outputTokens"),
-                    reasoning_tokens: count(usage, "reasoningTokens"),
-                },
-                cost_usd: usage["costUsd"].as_f64(),
-            });
+            spent
+                .entry(key.clone())
+                .or_default()
+                .add(&Usage::from_json(usage));
         }
     }
     spent

@@ -87,18 +87,10 @@ pub struct ScriptReply {
 impl ScriptReply {
     pub fn read(value: &Value) -> ScriptReply {
         let text = |key: &str| value[key].as_str().map(str::to_string);
-        let usage = value.get("usage").filter(|u| u.is_object()).map(|u| {
-            let tokens = |key: &str| u[key].as_u64().unwrap_or(0);
-            crate::usage::Usage {
-                tokens: crate::usage::Tokens {
-                    input_tokens: tokens("inputTokens"),
-                    cached_input_tokens: tokens("cachedInputTokens"),
-                    output_tokens: tokens("outputTokens"),
-                    reasoning_tokens: tokens("reasoningTokens"),
-                },
-                cost_usd: u["costUsd"].as_f64(),
-            }
-        });
+        let usage = value
+            .get("usage")
+            .filter(|u| u.is_object())
+            .map(crate::usage::Usage::from_json);
         ScriptReply {
             reply: text("reply"),
             reason: text("reason"),
