@@ -172,13 +172,8 @@ pub async fn set(
             answered
         }
     };
-    let model = agent.harness().describe()["model"]
-        .as_str()
-        .map(str::to_string);
-    let mut usage = serde_json::to_value(PricedUsage::of(Usage::default(), model.as_deref()))
-        .unwrap_or_default();
-    usage["execution"] = agent.execution();
-    usage["sessions"] = agent.sessions(session.as_deref());
-    outcome["usage"] = usage;
+    let described = agent.harness().describe();
+    let priced = PricedUsage::of(Usage::default(), described["model"].as_str());
+    outcome["usage"] = agent.operation_usage(priced, session.as_deref()).to_json();
     outcome
 }

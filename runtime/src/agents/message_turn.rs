@@ -19,13 +19,12 @@ use super::operation::{self, Operation, Queued, Scope, Unstarted};
 use super::prompt::{self, MessageText};
 use super::queue::Ticket;
 use super::turn::{self, Attempts, Spent};
-use super::{Agent, Outcome};
+use super::{Agent, OperationUsage, Outcome};
 use crate::channel::refusal::Code;
 use crate::channel::wire::Response;
 use crate::harness::AttemptEnd;
 use crate::messages::Body;
 use crate::tools::calls::TurnEnding;
-use crate::usage::PricedUsage;
 
 /// A message turn as asked, with its deadline and its place in the agent's queue.
 pub struct MessageTurnRequest {
@@ -67,19 +66,14 @@ impl MessageOutcome {
 /// How a message turn ended and what its attempt used, priced.
 pub struct MessageEnd {
     pub outcome: MessageOutcome,
-    pub usage: PricedUsage,
-    /// The agent's settings and native sessions, as a turn's (turn.rs `TurnEnd`).
-    pub execution: Value,
-    pub sessions: Value,
+    pub usage: OperationUsage,
 }
 
 impl MessageEnd {
     /// The outcome as workflow code sees it, with its `usage`.
     pub fn to_json(&self) -> Value {
         let mut json = self.outcome.to_json();
-        json["usage"] = serde_json::to_value(&self.usage).unwrap_or_default();
-        json["usage"]["execution"] = self.execution.clone();
-        json["usage"]["sessions"] = self.sessions.clone();
+        json["usage"] = self.usage.to_json();
         json
     }
 }
@@ -132,9 +126,9 @@ impl Operation for MessageTurn {
     fn unstarted(&mut self, why: Unstarted) -> MessageEnd {
         MessageEnd {
             outcome: MessageOutcome::Not(why.outcome("message turn")),
-            usage: self.spent.priced(&self.agent),
-            execution: self.agent.execution(),
-            sessions: self.agent.sessions(None),
+            usage: self
+                .agent
+                .operation_usage(self.spent.priced(&self.agent), None),
         }
     }
 
@@ -150,9 +144,7 @@ impl Operation for MessageTurn {
         if let Some(detail) = agent.budget_blocked() {
             return MessageEnd {
                 outcome: MessageOutcome::Not(Outcome::Blocked(detail)),
-                usage: spent.priced(agent),
-                execution: agent.execution(),
-                sessions: agent.sessions(None),
+                usage: agent.operation_usage(spent.priced(agent), None),
             };
         }
         let (n, answered) = agent.open_message_turn(id, scope.deadline);
@@ -181,7 +173,7 @@ impl Operation for MessageTurn {
         let report = attempts
             .run(&prompt, false, &mut native, scope.cancelled.clone())
             .await;
-        let sessions = agent.sessions(native.id.as_deref());
+        let session = native.id.clone();
         drop(native);
         let end = spent.add(report);
         let outcome = match (turn::over_budget(agent, &end), end) {
@@ -208,9 +200,7 @@ impl Operation for MessageTurn {
         attempts.close(ending, spent).await;
         MessageEnd {
             outcome,
-            usage: spent.priced(agent),
-            execution: agent.execution(),
-            sessions,
+            usage: agent.operation_usage(spent.priced(agent), session.as_deref()),
         }
     }
 

@@ -39,7 +39,7 @@ mod spec;
 pub mod stop;
 pub mod turn;
 
-pub use agent::{passed_event, Agent};
+pub use agent::{passed_event, Agent, OperationUsage};
 pub use outcome::Outcome;
 pub use problem::{EnvProblem, OpenError};
 pub use registry::{Agents, InFlight, RunLink};

@@ -27,7 +27,7 @@ use super::check_in::CheckIn;
 use super::operation::{self, Operation, Queued, Scope, Unstarted};
 use super::prompt::{self, TurnText};
 use super::queue::Ticket;
-use super::{Agent, Outcome};
+use super::{Agent, OperationUsage, Outcome};
 use crate::harness::{
     Attempt, AttemptEnd, AttemptReport, Captured, HarnessEvent, NativeSession, Stream, TurnLaunch,
     TurnSink, Usage,
@@ -54,20 +54,14 @@ pub struct TurnRequest {
 /// How a turn ended and what its attempts used, priced.
 pub struct TurnEnd {
     pub outcome: Outcome,
-    pub usage: PricedUsage,
-    /// The agent's settings the turn ran with (`Agent::execution`), shown as `usage.execution`.
-    pub execution: serde_json::Value,
-    /// The native sessions it ran in (`Agent::sessions`), shown as `usage.sessions`.
-    pub sessions: serde_json::Value,
+    pub usage: OperationUsage,
 }
 
 impl TurnEnd {
     /// The outcome as workflow code sees it, with its `usage`.
     pub fn to_json(&self) -> serde_json::Value {
         let mut json = self.outcome.to_json();
-        json["usage"] = serde_json::to_value(&self.usage).unwrap_or_default();
-        json["usage"]["execution"] = self.execution.clone();
-        json["usage"]["sessions"] = self.sessions.clone();
+        json["usage"] = self.usage.to_json();
         json
     }
 }
@@ -121,9 +115,9 @@ impl Operation for Turn {
     fn unstarted(&mut self, why: Unstarted) -> TurnEnd {
         TurnEnd {
             outcome: why.outcome("turn"),
-            usage: self.spent.priced(&self.agent),
-            execution: self.agent.execution(),
-            sessions: self.agent.sessions(None),
+            usage: self
+                .agent
+                .operation_usage(self.spent.priced(&self.agent), None),
         }
     }
 
@@ -142,9 +136,7 @@ impl Operation for Turn {
             // A hard budget passed: the turn does not start its CLI.
             return TurnEnd {
                 outcome: Outcome::Blocked(detail),
-                usage: spent.priced(agent),
-                execution: agent.execution(),
-                sessions: agent.sessions(None),
+                usage: agent.operation_usage(spent.priced(agent), None),
             };
         }
         let (n, answered) = agent.open_turn(id, schema.clone(), scope.deadline);
@@ -226,14 +218,12 @@ impl Operation for Turn {
                 AttemptEnd::Cancelled => Outcome::Cancelled(scope.cancelled_why()),
             };
         };
-        let sessions = agent.sessions(native.id.as_deref());
+        let session = native.id.clone();
         drop(native);
         attempts.close(outcome.ending(), spent).await;
         TurnEnd {
             outcome,
-            usage: spent.priced(agent),
-            execution: agent.execution(),
-            sessions,
+            usage: agent.operation_usage(spent.priced(agent), session.as_deref()),
         }
     }
 

@@ -40,6 +40,25 @@ use crate::sandbox::{AgentBox, Sandbox};
 use crate::schema::Schema;
 use crate::tools::calls::{ToolCalls, TurnEnd};
 use crate::tools::ToolSet;
+use crate::usage::PricedUsage;
+
+/// What an operation used, as `outcome.usage` shows it: the priced usage, the agent's settings
+/// it ran with (`execution`) and, as agentswf's `usage.sessions`, the native sessions it ran in
+/// (`[{ harness, id }]`).
+pub struct OperationUsage {
+    pub priced: PricedUsage,
+    pub execution: Value,
+    pub sessions: Value,
+}
+
+impl OperationUsage {
+    pub fn to_json(&self) -> Value {
+        let mut json = serde_json::to_value(&self.priced).unwrap_or_default();
+        json["execution"] = self.execution.clone();
+        json["sessions"] = self.sessions.clone();
+        json
+    }
+}
 
 /// An open agent.
 pub struct Agent {
@@ -223,12 +242,18 @@ impl Agent {
         });
     }
 
-    /// The native sessions an operation ran in, as agentswf's `usage.sessions` says them:
-    /// `[{ harness, id }]`, or none before the agent's CLI has given its session an id.
-    pub fn sessions(&self, id: Option<&str>) -> Value {
-        match id {
-            Some(id) => serde_json::json!([{ "harness": self.execution()["harness"], "id": id }]),
+    /// What an operation used, `priced`, as the agent ran it now: its settings, and `session`,
+    /// the native session it ran in (none before the agent's CLI has given its session an id).
+    pub fn operation_usage(&self, priced: PricedUsage, session: Option<&str>) -> OperationUsage {
+        let execution = self.execution();
+        let sessions = match session {
+            Some(id) => serde_json::json!([{ "harness": execution["harness"], "id": id }]),
             None => serde_json::json!([]),
+        };
+        OperationUsage {
+            priced,
+            execution,
+            sessions,
         }
     }
 
