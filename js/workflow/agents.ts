@@ -15,7 +15,7 @@ import { registerHandlers, toolSpecs } from "./tools.ts";
 import { sendTo, type MessageOutcome } from "./messages.ts";
 import { refuseOwnAgent } from "./identity.ts";
 import { cancellableTurn } from "./scope.ts";
-import { operationTimeout, timeoutOption } from "./timeout.ts";
+import { BOUND_OPTIONS, operationTimeout, timeoutOption } from "./timeout.ts";
 import { compactOf, forkOf, setOf, type CompactSpec, type ForkSpec, type SetSpec } from "./fork.ts";
 import { CODES } from "../errors.ts";
 import { noteUsage, stageNow, type TurnUsage } from "./usage.ts";
@@ -57,7 +57,7 @@ export interface TurnSpec<T> {
 export type CheckInSpec = false | { prompt?: string; timeout?: string | number };
 
 /** The keys `agent.run(spec)` reads (a team adding one adds it here, where it is read). */
-const TURN_OPTIONS = ["prompt", "schema", "timeout", "timeoutMs", "deadline", "id", "label", "checkIn"] as const;
+const TURN_OPTIONS = ["prompt", "schema", ...BOUND_OPTIONS, "id", "label", "checkIn"] as const;
 
 /** agentswf's turn options awf does not take, and what to write instead. */
 const TURN_INSTEAD = {

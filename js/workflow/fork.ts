@@ -11,7 +11,7 @@
 import * as ops from "awf:ops";
 import { opAsync } from "../core.ts";
 import { copyHandlers, registerHandlers, toolSpecs } from "./tools.ts";
-import { operationTimeout, timeoutOption } from "./timeout.ts";
+import { BOUND_OPTIONS, operationTimeout, timeoutOption } from "./timeout.ts";
 import { refuseUnknownOptions } from "./options.ts";
 
 /**
@@ -19,9 +19,7 @@ import { refuseUnknownOptions } from "./options.ts";
  * they are read, in runtime/src/js/ops/workflow/fork.rs.
  */
 const FORK_OPTIONS = ["key", "tools", "instructions", "labels", "placement", "metered"] as const;
-const COMPACT_OPTIONS = ["prompt", "timeout", "timeoutMs", "deadline"] as const;
-/** The keys of `set` that bound it; the settings themselves are checked by the host. */
-const SET_BOUNDS = ["timeout", "timeoutMs", "deadline"] as const;
+const COMPACT_OPTIONS = ["prompt", ...BOUND_OPTIONS] as const;
 
 export interface ForkSpec {
   /** The fork's key: a new agent of this run. */
@@ -103,7 +101,8 @@ export async function setOf<O extends object>(run: number, agent: string, spec: 
     throw new TypeError(`agent "${agent}": set(spec) takes an object with a model or an effort: set({ effort: "high" })`);
   }
   const settings: Record<string, unknown> = { ...spec };
-  for (const bound of SET_BOUNDS) delete settings[bound];
+  // The bounds are read here; the settings themselves are checked by the host.
+  for (const bound of BOUND_OPTIONS) delete settings[bound];
   const timeout = timeoutOption(`agent "${agent}": set({ timeout })`, operationTimeout(`agent "${agent}": set`, spec));
   const outcome = (await opAsync(ops.agent_set({ run, agent, settings, timeout }))) as O;
   return { ...outcome, outcome };

@@ -16,6 +16,9 @@ export function timeoutOption(where: string, value: unknown, forms: string = DUR
 /** The forms a tool's timeout takes. */
 export const TOOL_TIMEOUT = `${DURATION}, or false`;
 
+/** The options that bound an operation, in agentswf's spellings and awf's: give one of them. */
+export const BOUND_OPTIONS = ["timeout", "timeoutMs", "deadline"] as const;
+
 /**
  * An operation's time limit (a turn's, a compaction's) from whichever of agentswf's spellings
  * the spec uses: `timeout` (awf's), `timeoutMs` (milliseconds, the same thing) or `deadline` (a
@@ -23,7 +26,7 @@ export const TOOL_TIMEOUT = `${DURATION}, or false`;
  * refused. `place` is the call, as errors name it: `agent "a": run`.
  */
 export function operationTimeout(place: string, spec: { timeout?: unknown; timeoutMs?: unknown; deadline?: unknown }): unknown {
-  const given = (["timeout", "timeoutMs", "deadline"] as const).filter((name) => spec[name] !== undefined);
+  const given = BOUND_OPTIONS.filter((name) => spec[name] !== undefined);
   if (given.length > 1) {
     throw new TypeError(`${place}(spec): give one of ${given.join(" and ")}, not both; they all bound the turn`);
   }
